@@ -1,0 +1,56 @@
+// REST request shapes of the registry API (bodies and query strings).
+import { z } from "zod";
+import { LIMITS } from "./limits.js";
+
+export const RegisterSiteBodySchema = z.object({
+  origin: z.string().min(1, "give the site's origin, like https://example.com").max(2048),
+});
+export type RegisterSiteBody = z.infer<typeof RegisterSiteBodySchema>;
+
+export const VerifySiteBodySchema = z.object({
+  method: z.enum(["http", "dns"], { message: 'method must be "http" or "dns"' }),
+  /** The claim secret may also travel as `Authorization: Bearer whc_…`. */
+  claimSecret: z.string().optional(),
+});
+export type VerifySiteBody = z.infer<typeof VerifySiteBodySchema>;
+
+const Limit = z.coerce
+  .number({ message: "limit must be a number" })
+  .int("limit must be a whole number")
+  .min(1, "limit must be at least 1")
+  .max(LIMITS.pageMax, `limit must be at most ${LIMITS.pageMax}`)
+  .default(LIMITS.pageDefault);
+
+const BoolParam = z
+  .enum(["true", "false"], { message: 'must be "true" or "false"' })
+  .transform((v) => v === "true");
+
+export const ToolSearchParamsSchema = z.object({
+  q: z.string().max(200, "q must be at most 200 characters").optional(),
+  site: z.string().max(300).optional(),
+  readOnly: BoolParam.optional(),
+  cursor: z.string().max(1024).optional(),
+  limit: Limit,
+});
+export type ToolSearchParams = z.infer<typeof ToolSearchParamsSchema>;
+
+export const SiteListParamsSchema = z.object({
+  sort: z.enum(["host", "recent"]).default("host"),
+  cursor: z.string().max(1024).optional(),
+  limit: Limit,
+});
+
+export const ManifestVersionParamsSchema = z.object({
+  version: z.coerce
+    .number({ message: "version must be a number" })
+    .int()
+    .min(1, "versions start at 1")
+    .optional(),
+});
+
+export const EXPORT_FORMATS = ["mcp", "openai", "anthropic", "gemini"] as const;
+export const ExportFormatSchema = z.enum(EXPORT_FORMATS, {
+  message: `format must be one of ${EXPORT_FORMATS.join(", ")}`,
+});
+export type ExportFormat = z.infer<typeof ExportFormatSchema>;
+export const ExportParamsSchema = z.object({ format: ExportFormatSchema.default("mcp") });

@@ -1,0 +1,8 @@
+// The wire contracts of webmcp-hub: every part imports its types from here.
+export * from "./limits.js";
+export * from "./errors.js";
+export * from "./names.js";
+export * from "./tool.js";
+export * from "./manifest.js";
+export * from "./json-schema.js";
+export * from "./api.js";

@@ -1,0 +1,169 @@
+// Checks that a tool's inputSchema/outputSchema is a usable JSON Schema 2020-12 object schema.
+// @cfworker/json-schema (which runs on Workers) ships no meta-schemas, so the 2020-12 vocabularies'
+// structural rules are restated here as one meta-schema; regex keywords are also compiled.
+import { Validator, type Schema } from "@cfworker/json-schema";
+
+const schemaRef = { $ref: "#/$defs/schema" };
+const schemaArray = { type: "array", minItems: 1, items: schemaRef };
+const schemaMap = { type: "object", additionalProperties: schemaRef };
+const nonNegativeInteger = { type: "integer", minimum: 0 };
+const simpleTypes = { enum: ["array", "boolean", "integer", "null", "number", "object", "string"] };
+const stringArray = { type: "array", items: { type: "string" }, uniqueItems: true };
+
+const META_SCHEMA: Schema = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  $ref: "#/$defs/schema",
+  $defs: {
+    schema: {
+      type: ["object", "boolean"],
+      properties: {
+        // core
+        $id: { type: "string" },
+        $schema: { type: "string" },
+        $ref: { type: "string" },
+        $anchor: { type: "string", pattern: "^[A-Za-z_][-A-Za-z0-9._]*$" },
+        $dynamicRef: { type: "string" },
+        $dynamicAnchor: { type: "string", pattern: "^[A-Za-z_][-A-Za-z0-9._]*$" },
+        $vocabulary: { type: "object", additionalProperties: { type: "boolean" } },
+        $comment: { type: "string" },
+        $defs: schemaMap,
+        definitions: schemaMap,
+        // applicator
+        prefixItems: schemaArray,
+        items: schemaRef,
+        contains: schemaRef,
+        additionalProperties: schemaRef,
+        properties: schemaMap,
+        patternProperties: schemaMap,
+        dependentSchemas: schemaMap,
+        propertyNames: schemaRef,
+        if: schemaRef,
+        then: schemaRef,
+        else: schemaRef,
+        allOf: schemaArray,
+        anyOf: schemaArray,
+        oneOf: schemaArray,
+        not: schemaRef,
+        // unevaluated
+        unevaluatedItems: schemaRef,
+        unevaluatedProperties: schemaRef,
+        // validation
+        type: {
+          anyOf: [simpleTypes, { type: "array", items: simpleTypes, minItems: 1, uniqueItems: true }],
+        },
+        enum: { type: "array" },
+        multipleOf: { type: "number", exclusiveMinimum: 0 },
+        maximum: { type: "number" },
+        exclusiveMaximum: { type: "number" },
+        minimum: { type: "number" },
+        exclusiveMinimum: { type: "number" },
+        maxLength: nonNegativeInteger,
+        minLength: nonNegativeInteger,
+        pattern: { type: "string" },
+        maxItems: nonNegativeInteger,
+        minItems: nonNegativeInteger,
+        uniqueItems: { type: "boolean" },
+        maxContains: nonNegativeInteger,
+        minContains: nonNegativeInteger,
+        maxProperties: nonNegativeInteger,
+        minProperties: nonNegativeInteger,
+        required: stringArray,
+        dependentRequired: { type: "object", additionalProperties: stringArray },
+        // meta-data, format, content
+        title: { type: "string" },
+        description: { type: "string" },
+        deprecated: { type: "boolean" },
+        readOnly: { type: "boolean" },
+        writeOnly: { type: "boolean" },
+        examples: { type: "array" },
+        format: { type: "string" },
+        contentEncoding: { type: "string" },
+        contentMediaType: { type: "string" },
+        contentSchema: schemaRef,
+      },
+    },
+  },
+};
+
+const metaValidator = new Validator(META_SCHEMA, "2020-12", false);
+
+/**
+ * Returns the problems that make `schema` unusable as a tool's input or output schema, each as
+ * `{path, message}` with `path` a JSON Pointer inside the schema; an empty list means it is fine.
+ */
+export function checkObjectSchema(schema: unknown): Array<{ path: string; message: string }> {
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
+    return [{ path: "", message: "must be a JSON Schema object" }];
+  }
+  const problems: Array<{ path: string; message: string }> = [];
+  const result = metaValidator.validate(schema);
+  if (!result.valid) {
+    // The deepest errors say what is wrong; the rest restate it for every enclosing $ref.
+    const seen = new Set<string>();
+    for (const e of result.errors) {
+      const path = e.instanceLocation.replace(/^#/, "");
+      if (e.keyword === "$ref" || e.keyword === "properties" || e.keyword === "additionalProperties")
+        continue;
+      const key = `${path}|${e.error}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      problems.push({ path, message: e.error });
+    }
+    if (problems.length === 0)
+      problems.push({ path: "", message: "is not a valid JSON Schema 2020-12 schema" });
+    return problems.slice(0, 10);
+  }
+  const declared = (schema as Record<string, unknown>).type;
+  if (declared !== "object") {
+    problems.push({
+      path: "/type",
+      message: 'the top level must be `"type": "object"` (tool arguments are an object)',
+    });
+  }
+  collectPatternProblems(schema, "", problems);
+  return problems;
+}
+
+function collectPatternProblems(
+  node: unknown,
+  path: string,
+  out: Array<{ path: string; message: string }>,
+): void {
+  if (typeof node !== "object" || node === null) return;
+  if (Array.isArray(node)) {
+    node.forEach((child, i) => collectPatternProblems(child, `${path}/${i}`, out));
+    return;
+  }
+  const record = node as Record<string, unknown>;
+  for (const [key, value] of Object.entries(record)) {
+    const here = `${path}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+    if (key === "pattern" && typeof value === "string") tryRegex(value, here, out);
+    if (key === "patternProperties" && value && typeof value === "object") {
+      for (const p of Object.keys(value)) tryRegex(p, `${here}/${p}`, out);
+    }
+    // enum/const/default/examples hold data, not schemas: do not descend into them.
+    if (key === "enum" || key === "const" || key === "default" || key === "examples") continue;
+    collectPatternProblems(value, here, out);
+  }
+}
+
+function tryRegex(source: string, path: string, out: Array<{ path: string; message: string }>): void {
+  try {
+    new RegExp(source, "u");
+  } catch {
+    out.push({ path, message: `"${source}" is not a valid regular expression` });
+  }
+}
+
+/** Validates a value against a schema, returning readable problems (used for tool arguments). */
+export function validateAgainst(schema: Schema, value: unknown): Array<{ path: string; message: string }> {
+  const result = new Validator(schema, "2020-12", false).validate(value);
+  if (result.valid) return [];
+  const leaf = result.errors.filter(
+    (e) => e.keyword !== "properties" && e.keyword !== "$ref" && e.keyword !== "allOf",
+  );
+  return (leaf.length ? leaf : result.errors).slice(0, 10).map((e) => ({
+    path: e.instanceLocation.replace(/^#/, "") || "/",
+    message: e.error,
+  }));
+}

@@ -1,0 +1,29 @@
+// Hard limits shared by the Worker, the relay, the bridge and the sidecar (ARCHITECTURE.md "Limits").
+export const LIMITS = {
+  /** Largest relay WebSocket frame, in bytes. */
+  frameBytes: 1024 * 1024,
+  /** Tools one provider may offer. Also the most tools a manifest may carry. */
+  toolsPerProvider: 256,
+  /** Providers (tabs + sidecars) connected to one channel. */
+  providersPerChannel: 64,
+  /** Largest manifest, in bytes of UTF-8 JSON. */
+  manifestBytes: 256 * 1024,
+  /** Default and maximum call timeouts, in milliseconds. */
+  callTimeoutDefaultMs: 60_000,
+  callTimeoutMaxMs: 300_000,
+  /** Largest JSON request body the REST API accepts (manifests excepted). */
+  requestBodyBytes: 64 * 1024,
+  /** Largest ownership-proof file a verification fetch reads. */
+  verifyFileBytes: 4 * 1024,
+  /** Verification and manifest-refresh fetch timeout. */
+  outboundFetchTimeoutMs: 5_000,
+  /** Page sizes for listing endpoints. */
+  pageDefault: 20,
+  pageMax: 100,
+  /** Tool names: MCP's rule, and the stricter rule some clients need. */
+  toolNameMax: 128,
+  strictToolNameMax: 64,
+  /** Free text sizes. */
+  descriptionMax: 4096,
+  titleMax: 256,
+} as const;

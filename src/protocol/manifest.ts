@@ -1,0 +1,68 @@
+// The site manifest: what a site publishes about the WebMCP tools its pages register.
+import { z } from "zod";
+import { LIMITS } from "./limits.js";
+import { ToolDescriptorSchema } from "./tool.js";
+import { checkObjectSchema } from "./json-schema.js";
+
+export const MANIFEST_SCHEMA_URL = "/schema/manifest.json";
+
+/** A tool in a manifest: a ToolDescriptor, strict (a misspelt key is an error, not silently dropped). */
+export const ManifestToolSchema = ToolDescriptorSchema.extend({
+  pages: z
+    .array(z.string().startsWith("/", "a page is a path on the site, starting with '/'").max(2048))
+    .max(100)
+    .optional()
+    .describe("Paths of the pages that register this tool"),
+})
+  .strict()
+  .superRefine((tool, ctx) => {
+    for (const key of ["inputSchema", "outputSchema"] as const) {
+      const schema = tool[key];
+      if (schema === undefined) continue;
+      for (const problem of checkObjectSchema(schema)) {
+        ctx.addIssue({
+          code: "custom",
+          path: [key, ...problem.path.split("/").filter(Boolean)],
+          message: problem.message,
+        });
+      }
+    }
+  });
+export type ManifestTool = z.infer<typeof ManifestToolSchema>;
+
+export const ManifestSchema = z
+  .object({
+    $schema: z.string().optional(),
+    name: z.string().min(1).max(LIMITS.titleMax).optional().describe("The site's display name"),
+    description: z.string().max(LIMITS.descriptionMax).optional(),
+    tools: z
+      .array(ManifestToolSchema)
+      .min(1, "a manifest lists at least one tool")
+      .max(LIMITS.toolsPerProvider, `a manifest lists at most ${LIMITS.toolsPerProvider} tools`),
+  })
+  .strict()
+  .superRefine((manifest, ctx) => {
+    const seen = new Map<string, number>();
+    manifest.tools.forEach((tool, i) => {
+      const first = seen.get(tool.name);
+      if (first !== undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["tools", i, "name"],
+          message: `duplicate tool name "${tool.name}" (also tools[${first}]); tool names must be unique`,
+          params: { duplicate: true },
+        });
+      } else seen.set(tool.name, i);
+    });
+  });
+export type Manifest = z.infer<typeof ManifestSchema>;
+export type ManifestInput = z.input<typeof ManifestSchema>;
+
+/** The manifest's JSON Schema, generated from the zod schema (served at /schema/manifest.json). */
+export function manifestJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(ManifestSchema, { io: "input", unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >;
+  return { ...schema, $id: MANIFEST_SCHEMA_URL, title: "webmcp-hub site manifest" };
+}

@@ -1,0 +1,33 @@
+// Tool-name rules: MCP's `[A-Za-z0-9_.-]{1,128}`, and the stricter `[A-Za-z0-9_-]{1,64}` some clients need.
+import { z } from "zod";
+import { LIMITS } from "./limits.js";
+
+export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+export const STRICT_TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+export const ToolNameSchema = z
+  .string()
+  .min(1, "a tool name cannot be empty")
+  .max(LIMITS.toolNameMax, `a tool name has at most ${LIMITS.toolNameMax} characters`)
+  .regex(TOOL_NAME_PATTERN, "a tool name may use only letters, digits, '_', '-' and '.'");
+
+/**
+ * Rewrites a name so it fits `[A-Za-z0-9_-]{1,max}`: forbidden characters become `_`, and an over-long
+ * name is cut and given a short hash so two long names stay distinct.
+ */
+export function toStrictToolName(name: string, max: number = LIMITS.strictToolNameMax): string {
+  let out = name.replace(/[^A-Za-z0-9_-]/g, "_");
+  if (out.length === 0) out = "_";
+  if (out.length > max) out = `${out.slice(0, max - 9)}_${shortHash(name)}`;
+  return out;
+}
+
+/** 8 hex chars of FNV-1a: enough to keep cut names apart; not a security boundary. */
+export function shortHash(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0).toString(16).padStart(8, "0");
+}

@@ -1,0 +1,47 @@
+// ToolDescriptor: one tool as a page, a sidecar or a manifest describes it (MCP shape + WebMCP hints).
+import { z } from "zod";
+import { LIMITS } from "./limits.js";
+import { ToolNameSchema } from "./names.js";
+
+/** A hint given as a boolean, or as the strings "true" / "false" some WebMCP docs use; stored as a boolean. */
+export const HintSchema = z
+  .union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")])
+  .describe('a boolean, or the string "true" or "false"');
+
+export const ToolAnnotationsSchema = z
+  .object({
+    title: z.string().max(LIMITS.titleMax).optional(),
+    readOnlyHint: HintSchema.optional(),
+    destructiveHint: HintSchema.optional(),
+    idempotentHint: HintSchema.optional(),
+    openWorldHint: HintSchema.optional(),
+    untrustedContentHint: HintSchema.optional(),
+    consequentialHint: HintSchema.optional(),
+  })
+  .strict();
+export type ToolAnnotations = z.infer<typeof ToolAnnotationsSchema>;
+
+/** A JSON Schema object as it travels; whether it is a valid 2020-12 object schema is checked separately. */
+export const JsonSchemaObjectSchema = z.record(z.string(), z.unknown());
+export type JsonSchemaObject = z.infer<typeof JsonSchemaObjectSchema>;
+
+export const EMPTY_INPUT_SCHEMA: JsonSchemaObject = Object.freeze({ type: "object", properties: {} });
+
+export const ToolDescriptorSchema = z.object({
+  name: ToolNameSchema,
+  title: z.string().max(LIMITS.titleMax).optional(),
+  description: z
+    .string()
+    .min(1, "describe what the tool does: agents choose tools by their description")
+    .max(LIMITS.descriptionMax),
+  inputSchema: JsonSchemaObjectSchema.default(() => ({ ...EMPTY_INPUT_SCHEMA })),
+  outputSchema: JsonSchemaObjectSchema.optional(),
+  annotations: ToolAnnotationsSchema.optional(),
+});
+export type ToolDescriptor = z.infer<typeof ToolDescriptorSchema>;
+export type ToolDescriptorInput = z.input<typeof ToolDescriptorSchema>;
+
+/** True when a tool declares it changes nothing; anything else needs the user's approval on the relay. */
+export function isReadOnly(tool: Pick<ToolDescriptor, "annotations">): boolean {
+  return tool.annotations?.readOnlyHint === true;
+}

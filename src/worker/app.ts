@@ -1,0 +1,60 @@
+// The Hono app: API, MCP endpoints and server-rendered pages, composed from sub-apps.
+import { Hono } from "hono";
+import { cors } from "hono/cors";
+import { manifestJsonSchema } from "../protocol/index.js";
+import { hubContext, type AppEnv } from "./http/context.js";
+import { HubError, renderError } from "./http/errors.js";
+import { handleRegistryMcp } from "./mcp/registry-server.js";
+import { siteRoutes } from "./routes/sites.js";
+import { toolRoutes } from "./routes/tools.js";
+import { pageRoutes } from "../../web/pages/routes.js";
+
+export function createApp() {
+  const app = new Hono<AppEnv>();
+  app.use("*", hubContext());
+  // The public read API and the registry MCP server may be used from any page.
+  app.use(
+    "/api/*",
+    cors({
+      origin: "*",
+      allowHeaders: ["authorization", "content-type"],
+      allowMethods: ["GET", "POST", "PUT", "DELETE"],
+    }),
+  );
+  app.use(
+    "/mcp/registry",
+    cors({
+      origin: "*",
+      allowHeaders: [
+        "authorization",
+        "content-type",
+        "mcp-protocol-version",
+        "mcp-session-id",
+        "last-event-id",
+      ],
+      exposeHeaders: ["mcp-session-id"],
+    }),
+  );
+
+  app.route("/api/sites", siteRoutes);
+  app.route("/api/tools", toolRoutes);
+  app.get("/schema/manifest.json", (c) => c.json(manifestJsonSchema()));
+  app.get("/healthz", (c) => c.json({ ok: true }));
+  app.all("/mcp/registry", (c) => handleRegistryMcp(c.req.raw, c.var.db));
+  app.route("/", pageRoutes);
+
+  app.notFound(async (c) => {
+    if (c.req.path.startsWith("/api/") || c.req.path.startsWith("/mcp/")) {
+      return renderError(
+        new HubError(
+          "not_found",
+          `No endpoint ${c.req.method} ${c.req.path}. See the API list in the README.`,
+        ),
+        c,
+      );
+    }
+    return c.env.ASSETS.fetch(c.req.raw);
+  });
+  app.onError(renderError);
+  return app;
+}

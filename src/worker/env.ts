@@ -1,0 +1,33 @@
+// The Worker's bindings, typed once (`npm run types` regenerates worker-configuration.d.ts) and parsed once.
+import { z } from "zod";
+
+export type Bindings = Env;
+
+const BoolString = z
+  .enum(["true", "false", "1", "0", ""])
+  .optional()
+  .transform((v) => v === "true" || v === "1");
+
+export const SettingsSchema = z.object({
+  ALLOW_PRIVATE_ORIGINS: BoolString,
+  DOH_URL: z.url().default("https://cloudflare-dns.com/dns-query"),
+});
+export type Settings = z.infer<typeof SettingsSchema>;
+
+const cache = new WeakMap<object, Settings>();
+
+/** Parses the string vars once per env object; a misconfigured deployment fails loudly, not subtly. */
+export function settingsOf(env: Bindings): Settings {
+  let settings = cache.get(env);
+  if (!settings) {
+    const parsed = SettingsSchema.safeParse(env);
+    if (!parsed.success) {
+      throw new Error(
+        `invalid Worker configuration: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+      );
+    }
+    settings = parsed.data;
+    cache.set(env, settings);
+  }
+  return settings;
+}

@@ -1,0 +1,80 @@
+// Reads a JSON request body once, at the edge: media type, size cap, JSON syntax, then the zod schema.
+import type { Context } from "hono";
+import type { z } from "zod";
+import { fieldIssues, LIMITS } from "../../protocol/index.js";
+import { HubError } from "./errors.js";
+
+export async function readBodyText(c: Context, maxBytes: number): Promise<string> {
+  const type = c.req.header("content-type") ?? "";
+  if (!/^application\/([a-z.+-]*\+)?json\b/i.test(type)) {
+    throw new HubError(
+      "unsupported_media_type",
+      "Send the body as JSON with `Content-Type: application/json`.",
+    );
+  }
+  const declared = Number(c.req.header("content-length") ?? "NaN");
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
+  const body = c.req.raw.body;
+  if (!body) return "";
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+export function parseJsonText(text: string): unknown {
+  if (text.trim() === "")
+    throw new HubError("invalid_json", "The request body is empty; send a JSON object.");
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    const detail = e instanceof SyntaxError ? `: ${e.message}` : "";
+    throw new HubError("invalid_json", `The request body is not valid JSON${detail}.`);
+  }
+}
+
+export async function readJson<S extends z.ZodType>(
+  c: Context,
+  schema: S,
+  maxBytes: number = LIMITS.requestBodyBytes,
+): Promise<z.infer<S>> {
+  return parseWith(schema, parseJsonText(await readBodyText(c, maxBytes)));
+}
+
+export function parseWith<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  code: "validation_failed" | "invalid_manifest" = "validation_failed",
+): z.infer<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issues = fieldIssues(parsed.error);
+  const first = issues[0];
+  const summary = first ? `${first.path}: ${first.message}` : "invalid input";
+  const more =
+    issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? "s" : ""})` : "";
+  throw new HubError(code, `Invalid request: ${summary}${more}.`, { issues });
+}
+
+function tooLarge(maxBytes: number): HubError {
+  return new HubError(
+    "payload_too_large",
+    `The request body is larger than ${Math.round(maxBytes / 1024)} KiB.`,
+  );
+}

@@ -1,0 +1,217 @@
+// /mcp/registry: a public, stateless MCP server (Streamable HTTP) whose tools search the marketplace.
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { ExportFormatSchema, fieldIssues } from "../../protocol/index.js";
+import type { Db } from "../db/client.js";
+import { HubError } from "../http/errors.js";
+import { exportTools } from "../registry/export.js";
+import { normalizeHost } from "../registry/origins.js";
+import { searchTools, siteTools } from "../registry/search.js";
+import { getVerifiedSite, siteView } from "../registry/sites.js";
+
+const SearchToolsArgs = z
+  .object({
+    query: z
+      .string()
+      .max(200)
+      .optional()
+      .describe("Words to look for in tool names, titles and descriptions"),
+    site: z
+      .string()
+      .max(300)
+      .optional()
+      .describe("Only tools of this site (its host, like shop.example.com)"),
+    readOnly: z
+      .boolean()
+      .optional()
+      .describe("true: only tools that change nothing; false: only tools that do"),
+    limit: z.number().int().min(1).max(50).default(10).describe("How many tools to return (1-50)"),
+    cursor: z.string().max(1024).optional().describe("nextCursor from a previous call, for the next page"),
+  })
+  .strict();
+
+const GetSiteArgs = z
+  .object({
+    host: z.string().min(1).max(300).describe("The site's host, like shop.example.com"),
+    format: ExportFormatSchema.default("mcp").describe("Shape of the returned tool definitions"),
+  })
+  .strict();
+
+const ToolSummary = z.object({
+  site: z.string(),
+  origin: z.string(),
+  name: z.string(),
+  title: z.string().nullable(),
+  description: z.string(),
+  readOnly: z.boolean(),
+  inputSchema: z.record(z.string(), z.unknown()),
+});
+const SearchToolsOutput = z.object({ tools: z.array(ToolSummary), nextCursor: z.string().nullable() });
+const GetSiteOutput = z.object({
+  site: z.object({
+    host: z.string(),
+    origin: z.string(),
+    name: z.string().nullable(),
+    description: z.string().nullable(),
+    currentVersion: z.number().nullable(),
+    verificationMethod: z.string().nullable(),
+  }),
+  format: ExportFormatSchema,
+  tools: z.array(z.unknown()),
+  names: z.record(z.string(), z.string()),
+});
+
+function jsonSchema(schema: z.ZodType): Tool["inputSchema"] {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: "input" }) as Record<string, unknown>;
+  return rest as Tool["inputSchema"];
+}
+
+export const REGISTRY_TOOLS: Tool[] = [
+  {
+    name: "search_tools",
+    title: "Search WebMCP tools",
+    description:
+      "Search the webmcp-hub marketplace for tools that websites expose to AI agents with WebMCP. Returns matching tools (best first) with their site, description and input schema.",
+    inputSchema: jsonSchema(SearchToolsArgs),
+    outputSchema: jsonSchema(SearchToolsOutput),
+    annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true },
+  },
+  {
+    name: "get_site",
+    title: "Get a site's tools",
+    description:
+      "Get one verified site from the webmcp-hub marketplace with all its current tools, as MCP tool definitions or in OpenAI, Anthropic or Gemini function-calling shape.",
+    inputSchema: jsonSchema(GetSiteArgs),
+    outputSchema: jsonSchema(GetSiteOutput),
+    annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true },
+  },
+];
+
+export function createRegistryServer(db: Db): Server {
+  const server = new Server(
+    { name: "webmcp-hub-registry", title: "webmcp-hub marketplace", version: "0.1.0" },
+    {
+      capabilities: { tools: { listChanged: false } },
+      instructions:
+        "Use search_tools to find website tools by what they do, then get_site for a site's full tool definitions.",
+    },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: REGISTRY_TOOLS }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const { name, arguments: args = {} } = request.params;
+    if (name === "search_tools") return runTool(SearchToolsArgs, args, (a) => searchToolsCall(db, a));
+    if (name === "get_site") return runTool(GetSiteArgs, args, (a) => getSiteCall(db, a));
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Unknown tool: ${name}. Available tools: search_tools, get_site.`,
+    );
+  });
+  return server;
+}
+
+async function runTool<S extends z.ZodType>(
+  schema: S,
+  args: unknown,
+  run: (a: z.infer<S>) => Promise<CallToolResult>,
+): Promise<CallToolResult> {
+  const parsed = schema.safeParse(args);
+  if (!parsed.success) {
+    const text = fieldIssues(parsed.error)
+      .map((i) => `${i.path}: ${i.message}`)
+      .join("; ");
+    return { isError: true, content: [{ type: "text", text: `Invalid arguments: ${text}.` }] };
+  }
+  try {
+    return await run(parsed.data);
+  } catch (e) {
+    if (e instanceof HubError) return { isError: true, content: [{ type: "text", text: e.message }] };
+    throw e;
+  }
+}
+
+async function searchToolsCall(db: Db, a: z.infer<typeof SearchToolsArgs>): Promise<CallToolResult> {
+  const result = await searchTools(db, {
+    q: a.query,
+    site: a.site ? normalizeHost(a.site) : undefined,
+    readOnly: a.readOnly,
+    limit: a.limit,
+    cursor: a.cursor,
+  });
+  const structured = {
+    tools: result.tools.map((t) => ({
+      site: t.site,
+      origin: t.origin,
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      readOnly: t.readOnly,
+      inputSchema: t.inputSchema,
+    })),
+    nextCursor: result.nextCursor,
+  };
+  const lines = structured.tools.map(
+    (t) => `- ${t.name} (${t.site}${t.readOnly ? ", read-only" : ""}): ${t.description}`,
+  );
+  const summary = structured.tools.length
+    ? `Found ${structured.tools.length} tool${structured.tools.length === 1 ? "" : "s"}${result.nextCursor ? " (more with nextCursor)" : ""}:\n${lines.join("\n")}`
+    : "No tools matched. Try fewer or different words.";
+  return {
+    content: [
+      { type: "text", text: summary },
+      { type: "text", text: JSON.stringify(structured) },
+    ],
+    structuredContent: structured,
+  };
+}
+
+async function getSiteCall(db: Db, a: z.infer<typeof GetSiteArgs>): Promise<CallToolResult> {
+  const site = await getVerifiedSite(db, a.host);
+  const view = siteView(site);
+  const exported = exportTools(a.format, site, await siteTools(db, site.host));
+  const structured = {
+    site: {
+      host: view.host,
+      origin: view.origin,
+      name: view.name,
+      description: view.description,
+      currentVersion: view.currentVersion,
+      verificationMethod: view.verificationMethod,
+    },
+    format: a.format,
+    tools: exported.tools,
+    names: exported.names,
+  };
+  const text = `${view.name ?? view.host} (${view.origin}), manifest version ${view.currentVersion ?? "none"}, ${view.toolCount} tool${view.toolCount === 1 ? "" : "s"}.`;
+  return {
+    content: [
+      { type: "text", text },
+      { type: "text", text: JSON.stringify(structured) },
+    ],
+    structuredContent: structured,
+  };
+}
+
+/** Handles one HTTP request statelessly: a fresh server and transport per request, JSON responses. */
+export async function handleRegistryMcp(request: Request, db: Db): Promise<Response> {
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  const server = createRegistryServer(db);
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request);
+  } finally {
+    // JSON responses are complete once handleRequest resolves.
+    void server.close();
+  }
+}

@@ -1,0 +1,228 @@
+// Manifest publishing: validate, then store an immutable version and re-index the current tools in one
+// D1 batch (one transaction), so a failed publish stores nothing and leaves the previous version current.
+import { and, desc, eq, max, sql } from "drizzle-orm";
+import {
+  LIMITS,
+  ManifestSchema,
+  type Manifest,
+  type ManifestTool,
+  fieldIssues,
+} from "../../protocol/index.js";
+import { atomically, type Db } from "../db/client.js";
+import { manifestVersions, sites, tools } from "../db/schema.js";
+import { HubError } from "../http/errors.js";
+import { parseJsonText } from "../http/body.js";
+import { sha256Hex } from "../secrets.js";
+import { iso, type SiteRow } from "./sites.js";
+
+export type ManifestSource = "api" | "refresh" | "seed";
+
+/** Parses manifest JSON text into a normalized manifest (hints as booleans), or throws with field issues. */
+export function parseManifestText(text: string): Manifest {
+  const bytes = new TextEncoder().encode(text).byteLength;
+  if (bytes > LIMITS.manifestBytes) {
+    throw new HubError(
+      "payload_too_large",
+      `The manifest is ${Math.ceil(bytes / 1024)} KiB; the limit is ${LIMITS.manifestBytes / 1024} KiB.`,
+    );
+  }
+  return parseManifest(parseJsonText(text));
+}
+
+export function parseManifest(value: unknown): Manifest {
+  const parsed = ManifestSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issues = fieldIssues(parsed.error);
+  const duplicate = parsed.error.issues.find(
+    (i) => i.code === "custom" && (i as { params?: { duplicate?: boolean } }).params?.duplicate,
+  );
+  const first = issues[0]!;
+  const more =
+    issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? "s" : ""})` : "";
+  if (duplicate)
+    throw new HubError("duplicate_tool_name", `Invalid manifest: ${duplicate.message}.`, { issues });
+  throw new HubError("invalid_manifest", `Invalid manifest: ${first.path}: ${first.message}${more}.`, {
+    issues,
+  });
+}
+
+/** "buyProduct" → "buy product", "fs.search_by_time" → "fs search by time": lets search find name parts. */
+export function nameWords(name: string): string {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+    .replace(/[_.\-]+/g, " ")
+    .toLowerCase()
+    .trim();
+}
+
+export interface PublishResult {
+  host: string;
+  version: number;
+  sha256: string;
+  toolCount: number;
+  publishedAt: string;
+  /** True when the manifest equals the current version: nothing new was stored. */
+  unchanged: boolean;
+}
+
+export async function publishManifest(
+  db: Db,
+  site: SiteRow,
+  manifest: Manifest,
+  source: ManifestSource,
+  now: number,
+): Promise<PublishResult> {
+  const canonical = JSON.stringify(manifest);
+  const digest = await sha256Hex(canonical);
+  if (site.currentVersion !== null) {
+    const current = await db.query.manifestVersions.findFirst({
+      where: and(eq(manifestVersions.host, site.host), eq(manifestVersions.version, site.currentVersion)),
+    });
+    if (current && current.sha256 === digest) {
+      return {
+        host: site.host,
+        version: current.version,
+        sha256: digest,
+        toolCount: current.toolCount,
+        publishedAt: iso(current.createdAt)!,
+        unchanged: true,
+      };
+    }
+  }
+  const [{ latest } = { latest: null }] = await db
+    .select({ latest: max(manifestVersions.version) })
+    .from(manifestVersions)
+    .where(eq(manifestVersions.host, site.host));
+  const version = (latest ?? 0) + 1;
+  const host = site.host;
+
+  const toolRows = manifest.tools.map((tool) => toolRow(host, version, tool, now));
+  try {
+    await atomically(db, [
+      db.insert(manifestVersions).values({
+        host,
+        version,
+        manifest: canonical,
+        sha256: digest,
+        sizeBytes: new TextEncoder().encode(canonical).byteLength,
+        toolCount: manifest.tools.length,
+        source,
+        createdAt: now,
+      }),
+      sql`DELETE FROM tools_fts WHERE rowid IN (SELECT id FROM tools WHERE host = ${host})`,
+      db.delete(tools).where(eq(tools.host, host)),
+      // D1 binds at most 100 parameters per statement: insert tools in chunks of 9 rows (10 columns each).
+      ...chunk(toolRows, 9).map((rows) => db.insert(tools).values(rows)),
+      ...manifest.tools.map(
+        (tool) =>
+          sql`INSERT INTO tools_fts (rowid, name, words, title, description, host)
+          SELECT id, name, ${nameWords(tool.name)}, coalesce(title, ''), description, host
+          FROM tools WHERE host = ${host} AND name = ${tool.name}`,
+      ),
+      db
+        .update(sites)
+        .set({
+          currentVersion: version,
+          toolCount: manifest.tools.length,
+          name: manifest.name ?? null,
+          description: manifest.description ?? null,
+          updatedAt: now,
+        })
+        .where(eq(sites.host, host)),
+    ]);
+  } catch (e) {
+    if (String(e).includes("UNIQUE constraint failed: manifest_versions")) {
+      throw new HubError(
+        "conflict",
+        "Another publish of this site happened at the same moment; send yours again.",
+      );
+    }
+    throw e;
+  }
+  return {
+    host,
+    version,
+    sha256: digest,
+    toolCount: manifest.tools.length,
+    publishedAt: iso(now)!,
+    unchanged: false,
+  };
+}
+
+function toolRow(host: string, version: number, tool: ManifestTool, now: number): typeof tools.$inferInsert {
+  return {
+    host,
+    version,
+    name: tool.name,
+    title: tool.title ?? tool.annotations?.title ?? null,
+    description: tool.description,
+    inputSchema: JSON.stringify(tool.inputSchema),
+    outputSchema: tool.outputSchema ? JSON.stringify(tool.outputSchema) : null,
+    annotations: JSON.stringify(tool.annotations ?? {}),
+    readOnly: tool.annotations?.readOnlyHint === true,
+    updatedAt: now,
+  };
+}
+
+export interface ManifestVersionView {
+  host: string;
+  version: number;
+  publishedAt: string;
+  sha256: string;
+  source: ManifestSource;
+  toolCount: number;
+  current: boolean;
+  manifest: Manifest;
+}
+
+export async function getManifestVersion(
+  db: Db,
+  site: SiteRow,
+  version?: number,
+): Promise<ManifestVersionView> {
+  const wanted = version ?? site.currentVersion;
+  if (wanted === null || wanted === undefined) {
+    throw new HubError("not_found", `${site.host} has not published a manifest yet.`);
+  }
+  const row = await db.query.manifestVersions.findFirst({
+    where: and(eq(manifestVersions.host, site.host), eq(manifestVersions.version, wanted)),
+  });
+  if (!row) throw new HubError("not_found", `${site.host} has no manifest version ${wanted}.`);
+  return {
+    host: row.host,
+    version: row.version,
+    publishedAt: iso(row.createdAt)!,
+    sha256: row.sha256,
+    source: row.source,
+    toolCount: row.toolCount,
+    current: row.version === site.currentVersion,
+    manifest: JSON.parse(row.manifest) as Manifest,
+  };
+}
+
+export async function listManifestVersions(db: Db, site: SiteRow) {
+  const rows = await db
+    .select({
+      version: manifestVersions.version,
+      createdAt: manifestVersions.createdAt,
+      sha256: manifestVersions.sha256,
+      toolCount: manifestVersions.toolCount,
+      sizeBytes: manifestVersions.sizeBytes,
+      source: manifestVersions.source,
+    })
+    .from(manifestVersions)
+    .where(eq(manifestVersions.host, site.host))
+    .orderBy(desc(manifestVersions.version));
+  return rows.map(({ createdAt, ...r }) => ({
+    ...r,
+    publishedAt: iso(createdAt)!,
+    current: r.version === site.currentVersion,
+  }));
+}
+
+function chunk<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}

@@ -1,0 +1,124 @@
+// Tool search: FTS5 with bm25 ranking when there is a query, host/name order otherwise; keyset cursors.
+import { sql, type SQL } from "drizzle-orm";
+import type { JsonSchemaObject, ToolAnnotations } from "../../protocol/index.js";
+import type { Db } from "../db/client.js";
+import { decodeCursor, encodeCursor } from "./cursor.js";
+
+export interface ToolSearchQuery {
+  q?: string | undefined;
+  site?: string | undefined;
+  readOnly?: boolean | undefined;
+  limit: number;
+  cursor?: string | undefined;
+}
+
+export interface ToolView {
+  site: string;
+  origin: string;
+  name: string;
+  title: string | null;
+  description: string;
+  readOnly: boolean;
+  annotations: ToolAnnotations;
+  inputSchema: JsonSchemaObject;
+  outputSchema: JsonSchemaObject | null;
+  version: number;
+  updatedAt: string;
+}
+
+interface ToolRow {
+  id: number;
+  host: string;
+  origin: string;
+  name: string;
+  title: string | null;
+  description: string;
+  read_only: number;
+  annotations: string;
+  input_schema: string;
+  output_schema: string | null;
+  version: number;
+  updated_at: number;
+  score?: number;
+}
+
+/** Turns free text into an FTS5 query: every word must match, as a prefix, in any column. */
+export function ftsQuery(q: string): string | undefined {
+  const words = q.toLowerCase().match(/[\p{L}\p{N}]+/gu);
+  if (!words || words.length === 0) return undefined;
+  return words
+    .slice(0, 12)
+    .map((w) => `"${w}"*`)
+    .join(" ");
+}
+
+const BM25 = sql.raw("bm25(tools_fts, 10.0, 6.0, 4.0, 1.0, 2.0)");
+const COLUMNS = sql.raw(
+  "t.id, t.host, s.origin, t.name, t.title, t.description, t.read_only, t.annotations, t.input_schema, t.output_schema, t.version, t.updated_at",
+);
+
+export async function searchTools(
+  db: Db,
+  query: ToolSearchQuery,
+): Promise<{ tools: ToolView[]; nextCursor: string | null }> {
+  const match = query.q ? ftsQuery(query.q) : undefined;
+  const fingerprint = JSON.stringify(["tools", match ?? null, query.site ?? null, query.readOnly ?? null]);
+  const after = query.cursor ? decodeCursor(query.cursor, fingerprint) : undefined;
+  const filters: SQL[] = [sql`s.status = 'verified'`];
+  if (query.site) filters.push(sql`t.host = ${query.site}`);
+  if (query.readOnly !== undefined) filters.push(sql`t.read_only = ${query.readOnly ? 1 : 0}`);
+  const take = query.limit + 1;
+
+  let rows: ToolRow[];
+  if (match) {
+    const inner = sql`SELECT ${COLUMNS}, ${BM25} AS score
+      FROM tools_fts JOIN tools t ON t.id = tools_fts.rowid JOIN sites s ON s.host = t.host
+      WHERE tools_fts MATCH ${match} AND ${sql.join(filters, sql` AND `)}`;
+    const keyset = after
+      ? sql`WHERE score > ${Number(after[0])} OR (score = ${Number(after[0])} AND id > ${Number(after[1])})`
+      : sql``;
+    rows = await db.all<ToolRow>(sql`SELECT * FROM (${inner}) ${keyset} ORDER BY score, id LIMIT ${take}`);
+  } else {
+    if (after) filters.push(sql`(t.host, t.name) > (${String(after[0])}, ${String(after[1])})`);
+    rows = await db.all<ToolRow>(sql`SELECT ${COLUMNS}
+      FROM tools t JOIN sites s ON s.host = t.host
+      WHERE ${sql.join(filters, sql` AND `)} ORDER BY t.host, t.name LIMIT ${take}`);
+  }
+  const page = rows.slice(0, query.limit);
+  const last = page[page.length - 1];
+  let nextCursor: string | null = null;
+  if (rows.length > query.limit && last) {
+    nextCursor = encodeCursor(fingerprint, match ? [last.score ?? 0, last.id] : [last.host, last.name]);
+  }
+  return { tools: page.map(toolView), nextCursor };
+}
+
+export function toolView(row: ToolRow): ToolView {
+  return {
+    site: row.host,
+    origin: row.origin,
+    name: row.name,
+    title: row.title,
+    description: row.description,
+    readOnly: row.read_only === 1,
+    annotations: JSON.parse(row.annotations) as ToolAnnotations,
+    inputSchema: JSON.parse(row.input_schema) as JsonSchemaObject,
+    outputSchema: row.output_schema ? (JSON.parse(row.output_schema) as JsonSchemaObject) : null,
+    version: row.version,
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
+}
+
+/** All current tools of one site, in name order (for the site page and exports). */
+export async function siteTools(db: Db, host: string): Promise<ToolView[]> {
+  const rows = await db.all<ToolRow>(sql`SELECT ${COLUMNS}
+    FROM tools t JOIN sites s ON s.host = t.host WHERE t.host = ${host} ORDER BY t.name`);
+  return rows.map(toolView);
+}
+
+export async function registryCounts(db: Db): Promise<{ sites: number; tools: number }> {
+  const [row] = await db.all<{ sites: number; tools: number }>(sql`SELECT
+    (SELECT count(*) FROM sites WHERE status = 'verified') AS sites,
+    (SELECT count(*) FROM tools t JOIN sites s ON s.host = t.host WHERE s.status = 'verified') AS tools`);
+  return row ?? { sites: 0, tools: 0 };
+}

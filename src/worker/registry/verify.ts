@@ -1,0 +1,105 @@
+// Ownership proofs: the token in https://HOST/.well-known/webmcp-hub-verify, or in the DNS TXT record
+// `_webmcp-hub.HOST` (value `webmcp-hub-verify=TOKEN`) read over DNS-over-HTTPS.
+import { z } from "zod";
+import { LIMITS } from "../../protocol/index.js";
+import { HubError } from "../http/errors.js";
+import { fetchSiteText } from "./outbound.js";
+import type { SiteOrigin } from "./origins.js";
+
+export const VERIFY_PATH = "/.well-known/webmcp-hub-verify";
+export const DNS_PREFIX = "_webmcp-hub.";
+export const DNS_VALUE_PREFIX = "webmcp-hub-verify=";
+
+export type VerificationMethod = "http" | "dns";
+
+export interface ProofContext {
+  allowPrivate: boolean;
+  dohUrl: string;
+  fetcher?: typeof fetch;
+}
+
+/** Resolves when the proof holds; throws HubError("verification_failed", reason) when it does not. */
+export async function checkOwnershipProof(
+  site: SiteOrigin,
+  method: VerificationMethod,
+  token: string,
+  ctx: ProofContext,
+): Promise<void> {
+  if (method === "http") return checkHttpProof(site, token, ctx);
+  return checkDnsProof(site, token, ctx);
+}
+
+async function checkHttpProof(site: SiteOrigin, token: string, ctx: ProofContext): Promise<void> {
+  const url = site.origin + VERIFY_PATH;
+  let body: string;
+  try {
+    ({ text: body } = await fetchSiteText(url, {
+      maxBytes: LIMITS.verifyFileBytes,
+      timeoutMs: LIMITS.outboundFetchTimeoutMs,
+      allowPrivate: ctx.allowPrivate,
+      accept: "text/plain",
+      ...(ctx.fetcher ? { fetcher: ctx.fetcher } : {}),
+    }));
+  } catch (e) {
+    if (e instanceof HubError && e.code === "upstream_failed")
+      throw new HubError("verification_failed", e.message);
+    throw e;
+  }
+  // The file holds the token, alone (surrounding white space and a trailing newline are fine).
+  if (body.trim() !== token) {
+    throw new HubError(
+      "verification_failed",
+      `${url} was fetched, but its content is not the expected token. Put exactly the token, and nothing else, in the file.`,
+    );
+  }
+}
+
+const DohAnswerSchema = z.object({
+  Status: z.number(),
+  Answer: z.array(z.object({ name: z.string().optional(), type: z.number(), data: z.string() })).optional(),
+});
+
+async function checkDnsProof(site: SiteOrigin, token: string, ctx: ProofContext): Promise<void> {
+  const name = DNS_PREFIX + site.hostname;
+  const url = new URL(ctx.dohUrl);
+  url.searchParams.set("name", name);
+  url.searchParams.set("type", "TXT");
+  const fetcher = ctx.fetcher ?? fetch;
+  let json: unknown;
+  try {
+    const res = await fetcher(url.toString(), {
+      headers: { accept: "application/dns-json" },
+      redirect: "manual",
+      signal: AbortSignal.timeout(LIMITS.outboundFetchTimeoutMs),
+    });
+    if (!res.ok) throw new Error(`status ${res.status}`);
+    json = JSON.parse((await res.text()).slice(0, 64 * 1024));
+  } catch {
+    throw new HubError(
+      "upstream_failed",
+      "The DNS-over-HTTPS resolver could not be reached; try again in a minute.",
+    );
+  }
+  const parsed = DohAnswerSchema.safeParse(json);
+  if (!parsed.success)
+    throw new HubError(
+      "upstream_failed",
+      "The DNS-over-HTTPS resolver gave an unreadable answer; try again.",
+    );
+  const values = (parsed.data.Answer ?? []).filter((a) => a.type === 16).map((a) => txtValue(a.data));
+  const expected = DNS_VALUE_PREFIX + token;
+  if (values.includes(expected)) return;
+  if (values.length === 0) {
+    throw new HubError(
+      "verification_failed",
+      `No TXT record found at ${name}. Add one with the value ${expected} (DNS changes can take a few minutes to appear).`,
+    );
+  }
+  throw new HubError("verification_failed", `TXT records exist at ${name}, but none is ${expected}.`);
+}
+
+/** A TXT answer's data is one or more quoted strings; join them as DNS does. */
+export function txtValue(data: string): string {
+  const parts = [...data.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!.replace(/\\(.)/g, "$1"));
+  return parts.length ? parts.join("") : data.trim();
+}

@@ -1,0 +1,136 @@
+// /api/sites: registration, verification, publisher keys, manifests and their versions.
+import { Hono } from "hono";
+import {
+  LIMITS,
+  ManifestVersionParamsSchema,
+  RegisterSiteBodySchema,
+  SiteListParamsSchema,
+  VerifySiteBodySchema,
+  ExportParamsSchema,
+} from "../../protocol/index.js";
+import { readBodyText, readJson } from "../http/body.js";
+import { query, type AppEnv } from "../http/context.js";
+import { HubError } from "../http/errors.js";
+import { bearerToken } from "../secrets.js";
+import { parseSiteOrigin } from "../registry/origins.js";
+import {
+  authenticatePublisher,
+  getVerifiedSite,
+  listSites,
+  registerSite,
+  rotatePublisherKey,
+  siteView,
+  verifySite,
+} from "../registry/sites.js";
+import {
+  getManifestVersion,
+  listManifestVersions,
+  parseManifestText,
+  publishManifest,
+} from "../registry/manifests.js";
+import { refreshManifest } from "../registry/refresh.js";
+import { siteTools } from "../registry/search.js";
+import { exportTools } from "../registry/export.js";
+
+export const siteRoutes = new Hono<AppEnv>();
+
+siteRoutes.get("/", async (c) => {
+  const params = query(c, SiteListParamsSchema);
+  return c.json(await listSites(c.var.db, params));
+});
+
+siteRoutes.post("/", async (c) => {
+  const body = await readJson(c, RegisterSiteBodySchema);
+  const origin = parseSiteOrigin(body.origin, c.var.settings.ALLOW_PRIVATE_ORIGINS);
+  const result = await registerSite(c.var.db, origin, c.var.now);
+  return c.json(
+    {
+      site: result.site,
+      challenge: result.challenge,
+      claimSecret: result.claimSecret,
+      next: `Publish the token by either method, then POST /api/sites/${result.site.host}/verify with {"method":"http"|"dns"} and "Authorization: Bearer <claimSecret>".`,
+    },
+    result.created ? 201 : 200,
+  );
+});
+
+siteRoutes.get("/:host", async (c) => {
+  const site = await getVerifiedSite(c.var.db, c.req.param("host"));
+  const tools = await siteTools(c.var.db, site.host);
+  return c.json({
+    site: siteView(site),
+    manifest:
+      site.currentVersion === null
+        ? null
+        : {
+            version: site.currentVersion,
+            toolCount: site.toolCount,
+            tools: tools.map((t) => ({
+              name: t.name,
+              title: t.title,
+              description: t.description,
+              readOnly: t.readOnly,
+            })),
+          },
+  });
+});
+
+siteRoutes.post("/:host/verify", async (c) => {
+  const body = await readJson(c, VerifySiteBodySchema);
+  const claim = bearerToken(c.req.header("authorization")) ?? body.claimSecret;
+  const { ALLOW_PRIVATE_ORIGINS, DOH_URL } = c.var.settings;
+  const result = await verifySite(
+    c.var.db,
+    c.req.param("host"),
+    claim,
+    body.method,
+    { allowPrivate: ALLOW_PRIVATE_ORIGINS, dohUrl: DOH_URL },
+    c.var.now,
+  );
+  return c.json({
+    site: result.site,
+    publisherKey: result.publisherKey,
+    note: "The publisher key is shown once. Store it now.",
+  });
+});
+
+siteRoutes.post("/:host/keys", async (c) => {
+  const site = await authenticatePublisher(c.var.db, c.req.param("host"), c.req.header("authorization"));
+  const publisherKey = await rotatePublisherKey(c.var.db, site, c.var.now);
+  return c.json(
+    { publisherKey, note: "The publisher key is shown once; the previous key no longer works." },
+    201,
+  );
+});
+
+siteRoutes.put("/:host/manifest", async (c) => {
+  const site = await authenticatePublisher(c.var.db, c.req.param("host"), c.req.header("authorization"));
+  const manifest = parseManifestText(await readBodyText(c, LIMITS.manifestBytes));
+  const result = await publishManifest(c.var.db, site, manifest, "api", c.var.now);
+  return c.json(result, result.unchanged ? 200 : 201);
+});
+
+siteRoutes.post("/:host/manifest/refresh", async (c) => {
+  const site = await authenticatePublisher(c.var.db, c.req.param("host"), c.req.header("authorization"));
+  const result = await refreshManifest(c.var.db, site, c.var.settings.ALLOW_PRIVATE_ORIGINS, c.var.now);
+  return c.json(result, result.unchanged ? 200 : 201);
+});
+
+siteRoutes.get("/:host/manifest", async (c) => {
+  const { version } = query(c, ManifestVersionParamsSchema);
+  const site = await getVerifiedSite(c.var.db, c.req.param("host"));
+  return c.json(await getManifestVersion(c.var.db, site, version));
+});
+
+siteRoutes.get("/:host/manifest/versions", async (c) => {
+  const site = await getVerifiedSite(c.var.db, c.req.param("host"));
+  return c.json({ host: site.host, versions: await listManifestVersions(c.var.db, site) });
+});
+
+siteRoutes.get("/:host/tools", async (c) => {
+  const { format } = query(c, ExportParamsSchema);
+  const site = await getVerifiedSite(c.var.db, c.req.param("host"));
+  const tools = await siteTools(c.var.db, site.host);
+  if (tools.length === 0) throw new HubError("not_found", `${site.host} has not published any tools yet.`);
+  return c.json(exportTools(format, site, tools));
+});
