@@ -30,9 +30,7 @@ export async function expectError(
 }
 
 /** Starts a fresh local origin (its own loopback port, so its own host) serving `routes`. */
-export async function fakeOrigin(
-  routes: Record<string, FakeRoute> = {},
-): Promise<{
+export async function fakeOrigin(routes: Record<string, FakeRoute> = {}): Promise<{
   origin: string;
   host: string;
   port: number;

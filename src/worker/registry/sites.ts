@@ -255,14 +255,12 @@ export async function rotatePublisherKey(db: Db, site: SiteRow, now: number): Pr
       .update(publisherKeys)
       .set({ revokedAt: now })
       .where(and(eq(publisherKeys.host, site.host), isNull(publisherKeys.revokedAt))),
-    db
-      .insert(publisherKeys)
-      .values({
-        id: crypto.randomUUID(),
-        host: site.host,
-        keyHash: await sha256Hex(publisherKey),
-        createdAt: now,
-      }),
+    db.insert(publisherKeys).values({
+      id: crypto.randomUUID(),
+      host: site.host,
+      keyHash: await sha256Hex(publisherKey),
+      createdAt: now,
+    }),
   ]);
   return publisherKey;
 }

@@ -1,0 +1,108 @@
+// /mcp/registry through a real MCP SDK Client over Streamable HTTP.
+import { SELF } from "cloudflare:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { api, BASE, publish, tool, verifiedSite } from "./helpers.js";
+
+let host: string;
+
+beforeAll(async () => {
+  const s = await verifiedSite();
+  host = s.host;
+  await publish(s.host, s.key, {
+    name: "Dress shop",
+    tools: [
+      tool("get-dresses", {
+        description: "Returns dress listings by size and color.",
+        annotations: { readOnlyHint: true },
+      }),
+      tool("buyProduct"),
+    ],
+  });
+});
+
+async function connect(): Promise<Client> {
+  const client = new Client({ name: "registry-test", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(`${BASE}/mcp/registry`), {
+    fetch: (url, init) => SELF.fetch(url, init),
+  });
+  await client.connect(transport);
+  return client;
+}
+
+describe("the registry MCP server", () => {
+  it("lists search_tools and get_site with schemas and read-only hints", async () => {
+    const client = await connect();
+    expect(client.getServerCapabilities()?.tools).toEqual({ listChanged: false });
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(["search_tools", "get_site"]);
+    for (const t of tools) {
+      expect(t.inputSchema.type).toBe("object");
+      expect(t.annotations?.readOnlyHint).toBe(true);
+    }
+    await client.close();
+  });
+
+  it("finds a published tool with search_tools, with structured content matching its output schema", async () => {
+    const client = await connect();
+    const result = await client.callTool(
+      { name: "search_tools", arguments: { query: "dress", limit: 5 } },
+      CallToolResultSchema,
+    );
+    expect(result.isError).toBeFalsy();
+    const structured = result.structuredContent as {
+      tools: Array<{ site: string; name: string; readOnly: boolean }>;
+    };
+    expect(structured.tools[0]).toMatchObject({ site: host, name: "get-dresses", readOnly: true });
+    expect((result.content as Array<{ text: string }>)[0]!.text).toContain("get-dresses");
+    await client.close();
+  });
+
+  it("returns a site's tools with get_site, in the format asked for", async () => {
+    const client = await connect();
+    const result = await client.callTool(
+      { name: "get_site", arguments: { host, format: "anthropic" } },
+      CallToolResultSchema,
+    );
+    const structured = result.structuredContent as {
+      site: { host: string; name: string };
+      tools: Array<{ name: string; input_schema: unknown }>;
+    };
+    expect(structured.site).toMatchObject({ host, name: "Dress shop" });
+    expect(structured.tools.map((t) => t.name).sort()).toEqual(["buyProduct", "get-dresses"]);
+    expect(structured.tools[0]!.input_schema).toBeDefined();
+    await client.close();
+  });
+
+  it("reports bad arguments and unknown sites as tool errors, an unknown tool as a protocol error", async () => {
+    const client = await connect();
+    const bad = await client.callTool(
+      { name: "search_tools", arguments: { limit: 500 } },
+      CallToolResultSchema,
+    );
+    expect(bad.isError).toBe(true);
+    expect((bad.content as Array<{ text: string }>)[0]!.text).toContain("limit");
+    const missing = await client.callTool(
+      { name: "get_site", arguments: { host: "nowhere.example" } },
+      CallToolResultSchema,
+    );
+    expect(missing.isError).toBe(true);
+    await expect(client.callTool({ name: "delete_everything", arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+    });
+    await client.close();
+  });
+
+  it("answers a plain JSON-RPC POST without a session", async () => {
+    const res = await api("/mcp/registry", {
+      method: "POST",
+      headers: { accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" },
+      json: { jsonrpc: "2.0", id: 1, method: "tools/list" },
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { result: { tools: unknown[] } };
+    expect(body.result.tools.length).toBe(2);
+  });
+});
