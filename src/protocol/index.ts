@@ -6,3 +6,7 @@ export * from "./tool.js";
 export * from "./manifest.js";
 export * from "./json-schema.js";
 export * from "./api.js";
+export * from "./results.js";
+export * from "./frames.js";
+export * from "./channels.js";
+export * from "./function-calls.js";

@@ -7,6 +7,8 @@ import { HubError, renderError } from "./http/errors.js";
 import { handleRegistryMcp } from "./mcp/registry-server.js";
 import { siteRoutes } from "./routes/sites.js";
 import { toolRoutes } from "./routes/tools.js";
+import { channelRoutes, pairRoutes } from "./routes/channels.js";
+import { mcpRoutes, relayRoutes } from "./routes/relay.js";
 import { pageRoutes } from "../../web/pages/routes.js";
 
 export function createApp() {
@@ -41,6 +43,10 @@ export function createApp() {
   app.get("/schema/manifest.json", (c) => c.json(manifestJsonSchema()));
   app.get("/healthz", (c) => c.json({ ok: true }));
   app.all("/mcp/registry", (c) => handleRegistryMcp(c.req.raw, c.var.db));
+  app.route("/api/channels", channelRoutes);
+  app.route("/api/pair", pairRoutes);
+  app.route("/relay", relayRoutes);
+  app.route("/mcp", mcpRoutes);
   app.route("/", pageRoutes);
 
   app.notFound(async (c) => {

@@ -11,6 +11,18 @@ const BoolString = z
 export const SettingsSchema = z.object({
   ALLOW_PRIVATE_ORIGINS: BoolString,
   DOH_URL: z.url().default("https://cloudflare-dns.com/dns-query"),
+  /** Extra browser origins allowed to call the channel MCP endpoint (comma-separated). */
+  ALLOWED_ORIGINS: z
+    .string()
+    .optional()
+    .transform((v) =>
+      v
+        ? v
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : [],
+    ),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 

@@ -95,3 +95,98 @@ export const tools = sqliteTable(
   },
   (t) => [uniqueIndex("tools_host_name").on(t.host, t.name), index("tools_read_only").on(t.readOnly)],
 );
+
+// ---------------------------------------------------------------------------------------------------------
+// The relay: channels, their secrets, pairing codes, and the audit log shipped from each ChannelRelay.
+
+/** A private channel: its owner's tabs and sidecars on one side, the owner's agents on the other. */
+export const channels = sqliteTable("channels", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  ownerKeyHash: text("owner_key_hash").notNull().unique(),
+  /** Restrict tool names to [A-Za-z0-9_-]{1,64} for clients that reject dots. */
+  strictNames: integer("strict_names", { mode: "boolean" }).notNull().default(false),
+  createdAt: integer("created_at", { mode: "number" }).notNull(),
+});
+
+export const agentTokens = sqliteTable(
+  "agent_tokens",
+  {
+    id: text("id").primaryKey(),
+    channelId: text("channel_id")
+      .notNull()
+      .references(() => channels.id, { onDelete: "cascade" }),
+    tokenHash: text("token_hash").notNull().unique(),
+    label: text("label").notNull(),
+    createdAt: integer("created_at", { mode: "number" }).notNull(),
+    revokedAt: integer("revoked_at", { mode: "number" }),
+  },
+  (t) => [index("agent_tokens_channel").on(t.channelId)],
+);
+
+/** Single-use, 10-minute pairing codes (only their hash is stored). */
+export const pairingCodes = sqliteTable(
+  "pairing_codes",
+  {
+    codeHash: text("code_hash").primaryKey(),
+    channelId: text("channel_id")
+      .notNull()
+      .references(() => channels.id, { onDelete: "cascade" }),
+    createdAt: integer("created_at", { mode: "number" }).notNull(),
+    expiresAt: integer("expires_at", { mode: "number" }).notNull(),
+    usedAt: integer("used_at", { mode: "number" }),
+  },
+  (t) => [index("pairing_codes_channel").on(t.channelId)],
+);
+
+/** A provider's credential; a tab's is bound to the Origin that redeemed the pairing code. */
+export const providerTokens = sqliteTable(
+  "provider_tokens",
+  {
+    id: text("id").primaryKey(),
+    channelId: text("channel_id")
+      .notNull()
+      .references(() => channels.id, { onDelete: "cascade" }),
+    tokenHash: text("token_hash").notNull().unique(),
+    kind: text("kind", { enum: ["tab", "sidecar"] }).notNull(),
+    label: text("label").notNull(),
+    origin: text("origin"),
+    createdAt: integer("created_at", { mode: "number" }).notNull(),
+    revokedAt: integer("revoked_at", { mode: "number" }),
+  },
+  (t) => [index("provider_tokens_channel").on(t.channelId)],
+);
+
+/** Fixed-window counters for rate limits (pairing attempts). */
+export const rateLimits = sqliteTable("rate_limits", {
+  key: text("key").primaryKey(),
+  windowStart: integer("window_start", { mode: "number" }).notNull(),
+  count: integer("count", { mode: "number" }).notNull(),
+});
+
+/** One row per call, written by the channel's ChannelRelay (storage first, then shipped here by an alarm). */
+export const auditLog = sqliteTable(
+  "audit_log",
+  {
+    id: text("id").primaryKey(),
+    channelId: text("channel_id").notNull(),
+    seq: integer("seq", { mode: "number" }).notNull(),
+    agentTokenId: text("agent_token_id"),
+    providerId: text("provider_id"),
+    providerLabel: text("provider_label"),
+    origin: text("origin"),
+    tool: text("tool").notNull(),
+    argBytes: integer("arg_bytes", { mode: "number" }).notNull(),
+    argSha256: text("arg_sha256").notNull(),
+    status: text("status", {
+      enum: ["ok", "error", "invalid", "denied", "timeout", "disconnected", "cancelled"],
+    }).notNull(),
+    durationMs: integer("duration_ms", { mode: "number" }).notNull(),
+    message: text("message"),
+    createdAt: integer("created_at", { mode: "number" }).notNull(),
+  },
+  (t) => [
+    index("audit_channel_time").on(t.channelId, t.createdAt, t.seq),
+    index("audit_channel_tool").on(t.channelId, t.tool),
+  ],
+);

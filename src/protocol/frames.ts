@@ -1,0 +1,110 @@
+// Relay frames between a provider (a tab's bridge or the sidecar) and its channel's ChannelRelay.
+// JSON text frames; every frame is parsed by these schemas on both ends.
+import { z } from "zod";
+import { LIMITS } from "./limits.js";
+import { CallToolResultSchema, LoggingLevelSchema } from "./results.js";
+import { ToolDescriptorSchema } from "./tool.js";
+
+export const PROVIDER_KINDS = ["tab", "sidecar"] as const;
+export const ProviderKindSchema = z.enum(PROVIDER_KINDS);
+export type ProviderKind = z.infer<typeof ProviderKindSchema>;
+
+const CallId = z.string().min(1).max(64);
+
+// provider → hub
+
+export const HelloFrameSchema = z.object({
+  type: z.literal("hello"),
+  kind: ProviderKindSchema,
+  label: z.string().min(1).max(64),
+  page: z.object({ url: z.string().max(2048), title: z.string().max(256) }).optional(),
+  version: z.string().max(32),
+});
+
+export const ToolsFrameSchema = z.object({
+  type: z.literal("tools"),
+  tools: z
+    .array(ToolDescriptorSchema)
+    .max(LIMITS.toolsPerProvider, `a provider offers at most ${LIMITS.toolsPerProvider} tools`),
+});
+
+export const ResultFrameSchema = z.object({
+  type: z.literal("result"),
+  id: CallId,
+  result: CallToolResultSchema,
+  /** Set by a tab when the user declined the call in the approval dialog (audited as `denied`). */
+  denied: z.boolean().optional(),
+});
+
+export const ProgressFrameSchema = z.object({
+  type: z.literal("progress"),
+  id: CallId,
+  progress: z.number(),
+  total: z.number().optional(),
+  message: z.string().max(1024).optional(),
+});
+
+export const LogFrameSchema = z.object({
+  type: z.literal("log"),
+  id: CallId.optional(),
+  level: LoggingLevelSchema,
+  logger: z.string().max(128).optional(),
+  data: z.unknown(),
+});
+
+export const ProviderFrameSchema = z.discriminatedUnion("type", [
+  HelloFrameSchema,
+  ToolsFrameSchema,
+  ResultFrameSchema,
+  ProgressFrameSchema,
+  LogFrameSchema,
+]);
+export type ProviderFrame = z.infer<typeof ProviderFrameSchema>;
+export type HelloFrame = z.infer<typeof HelloFrameSchema>;
+export type ToolsFrame = z.infer<typeof ToolsFrameSchema>;
+export type ResultFrame = z.infer<typeof ResultFrameSchema>;
+
+// hub → provider
+
+export const WelcomeFrameSchema = z.object({
+  type: z.literal("welcome"),
+  providerId: z.string(),
+  channelId: z.string(),
+});
+
+export const CallFrameSchema = z.object({
+  type: z.literal("call"),
+  id: CallId,
+  name: z.string(),
+  arguments: z.record(z.string(), z.unknown()),
+  timeoutMs: z.number().int().positive().max(LIMITS.callTimeoutMaxMs),
+  /** Present when the user must approve the call first (the tool is not read-only). */
+  approval: z.object({ agent: z.string().max(128) }).optional(),
+});
+
+export const CancelFrameSchema = z.object({
+  type: z.literal("cancel"),
+  id: CallId,
+  reason: z.string().max(512),
+});
+
+/** Sent when a provider's frame was refused; the connection stays open. */
+export const ErrorFrameSchema = z.object({
+  type: z.literal("error"),
+  code: z.string(),
+  message: z.string(),
+  id: z.string().optional(),
+});
+
+export const HubFrameSchema = z.discriminatedUnion("type", [
+  WelcomeFrameSchema,
+  CallFrameSchema,
+  CancelFrameSchema,
+  ErrorFrameSchema,
+]);
+export type HubFrame = z.infer<typeof HubFrameSchema>;
+export type CallFrame = z.infer<typeof CallFrameSchema>;
+export type CancelFrame = z.infer<typeof CancelFrameSchema>;
+
+/** The WebSocket subprotocol that carries a provider token (`Sec-WebSocket-Protocol: webmcp-hub.v1, whr_…`). */
+export const RELAY_SUBPROTOCOL = "webmcp-hub.v1";

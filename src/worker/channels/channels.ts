@@ -1,0 +1,293 @@
+// Channels and their secrets: owner keys, agent tokens, pairing codes and provider tokens (D1, hashed).
+import { and, desc, eq, isNull } from "drizzle-orm";
+import { PAIRING_ALPHABET, type PairBody } from "../../protocol/index.js";
+import type { Db } from "../db/client.js";
+import { agentTokens, channels, pairingCodes, providerTokens } from "../db/schema.js";
+import { HubError } from "../http/errors.js";
+import { bearerToken, looksLike, newToken, randomBase64Url, sha256Hex } from "../secrets.js";
+import { consumeRateLimit } from "./rate-limit.js";
+
+export const PAIRING_TTL_MS = 10 * 60 * 1000;
+export const PAIR_ATTEMPTS_PER_WINDOW = 20;
+export const PAIR_WINDOW_MS = 10 * 60 * 1000;
+
+export type ChannelRow = typeof channels.$inferSelect;
+export type ProviderTokenRow = typeof providerTokens.$inferSelect;
+
+export interface ChannelUrls {
+  mcpUrl: string;
+  /** For clients that can be given only a URL: the token travels in the path, never the query string. */
+  mcpCapabilityUrl: string;
+}
+
+export function channelUrls(hubOrigin: string, channelId: string, agentToken: string): ChannelUrls {
+  return {
+    mcpUrl: `${hubOrigin}/mcp/${channelId}`,
+    mcpCapabilityUrl: `${hubOrigin}/mcp/${channelId}/k/${agentToken}`,
+  };
+}
+
+export function channelView(row: ChannelRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    strictNames: row.strictNames,
+    createdAt: new Date(row.createdAt).toISOString(),
+  };
+}
+
+export function newPairingCode(): string {
+  const bytes = new Uint8Array(8);
+  crypto.getRandomValues(bytes);
+  // 256 is a multiple of 32, so `b % 32` is unbiased.
+  return [...bytes].map((b) => PAIRING_ALPHABET[b % 32]).join("");
+}
+
+export function formatPairingCode(code: string): string {
+  return `${code.slice(0, 4)}-${code.slice(4)}`;
+}
+
+export async function createChannel(
+  db: Db,
+  input: { name: string; strictNames: boolean },
+  hubOrigin: string,
+  now: number,
+) {
+  const id = randomBase64Url(12);
+  const ownerKey = newToken("owner");
+  const agentToken = newToken("agent");
+  const code = newPairingCode();
+  const agentTokenId = crypto.randomUUID();
+  await db.batch([
+    db
+      .insert(channels)
+      .values({
+        id,
+        name: input.name,
+        ownerKeyHash: await sha256Hex(ownerKey),
+        strictNames: input.strictNames,
+        createdAt: now,
+      }),
+    db
+      .insert(agentTokens)
+      .values({
+        id: agentTokenId,
+        channelId: id,
+        tokenHash: await sha256Hex(agentToken),
+        label: "default",
+        createdAt: now,
+      }),
+    db
+      .insert(pairingCodes)
+      .values({
+        codeHash: await sha256Hex(code),
+        channelId: id,
+        createdAt: now,
+        expiresAt: now + PAIRING_TTL_MS,
+      }),
+  ]);
+  return {
+    channel: { id, name: input.name, strictNames: input.strictNames, createdAt: new Date(now).toISOString() },
+    ownerKey,
+    agentToken,
+    agentTokenId,
+    ...channelUrls(hubOrigin, id, agentToken),
+    pairingCode: formatPairingCode(code),
+    pairingCodeExpiresAt: new Date(now + PAIRING_TTL_MS).toISOString(),
+  };
+}
+
+async function findChannel(db: Db, channelId: string): Promise<ChannelRow> {
+  const row = await db.query.channels.findFirst({ where: eq(channels.id, channelId) });
+  if (!row) throw new HubError("not_found", `No channel ${channelId}.`);
+  return row;
+}
+
+/** The channel, if `authorization` carries its owner key; 401/403/404 otherwise. */
+export async function authenticateOwner(
+  db: Db,
+  channelId: string,
+  authorization: string | undefined,
+): Promise<ChannelRow> {
+  const key = bearerToken(authorization);
+  if (!key || !looksLike("owner", key))
+    throw new HubError("unauthorized", "Send the channel's owner key as `Authorization: Bearer who_…`.");
+  const row = await db.query.channels.findFirst({ where: eq(channels.ownerKeyHash, await sha256Hex(key)) });
+  if (!row) throw new HubError("unauthorized", "This owner key is not valid.");
+  if (row.id !== channelId) throw new HubError("forbidden", "This owner key belongs to another channel.");
+  return row;
+}
+
+export interface AgentIdentity {
+  channel: ChannelRow;
+  agentTokenId: string;
+  agentLabel: string;
+}
+
+export async function authenticateAgent(
+  db: Db,
+  channelId: string,
+  token: string | undefined,
+): Promise<AgentIdentity> {
+  if (!token || !looksLike("agent", token))
+    throw new HubError("unauthorized", "Send the channel's agent token as `Authorization: Bearer wha_…`.");
+  const row = await db.query.agentTokens.findFirst({
+    where: eq(agentTokens.tokenHash, await sha256Hex(token)),
+  });
+  if (!row || row.revokedAt !== null)
+    throw new HubError("unauthorized", "This agent token is unknown or was revoked.");
+  if (row.channelId !== channelId)
+    throw new HubError("forbidden", "This agent token belongs to another channel.");
+  return { channel: await findChannel(db, channelId), agentTokenId: row.id, agentLabel: row.label };
+}
+
+export async function createPairingCode(db: Db, channel: ChannelRow, now: number) {
+  const code = newPairingCode();
+  await db
+    .insert(pairingCodes)
+    .values({
+      codeHash: await sha256Hex(code),
+      channelId: channel.id,
+      createdAt: now,
+      expiresAt: now + PAIRING_TTL_MS,
+    });
+  return { pairingCode: formatPairingCode(code), expiresAt: new Date(now + PAIRING_TTL_MS).toISOString() };
+}
+
+export async function createAgentToken(
+  db: Db,
+  channel: ChannelRow,
+  label: string,
+  hubOrigin: string,
+  now: number,
+) {
+  const token = newToken("agent");
+  const id = crypto.randomUUID();
+  await db
+    .insert(agentTokens)
+    .values({ id, channelId: channel.id, tokenHash: await sha256Hex(token), label, createdAt: now });
+  return { id, label, agentToken: token, ...channelUrls(hubOrigin, channel.id, token) };
+}
+
+export async function listAgentTokens(db: Db, channel: ChannelRow) {
+  const rows = await db
+    .select()
+    .from(agentTokens)
+    .where(eq(agentTokens.channelId, channel.id))
+    .orderBy(desc(agentTokens.createdAt));
+  return rows.map((r) => ({
+    id: r.id,
+    label: r.label,
+    createdAt: new Date(r.createdAt).toISOString(),
+    revokedAt: r.revokedAt === null ? null : new Date(r.revokedAt).toISOString(),
+  }));
+}
+
+export async function revokeAgentToken(db: Db, channel: ChannelRow, id: string, now: number): Promise<void> {
+  const updated = await db
+    .update(agentTokens)
+    .set({ revokedAt: now })
+    .where(and(eq(agentTokens.id, id), eq(agentTokens.channelId, channel.id), isNull(agentTokens.revokedAt)))
+    .returning({ id: agentTokens.id });
+  if (updated.length === 0) throw new HubError("not_found", `No active agent token ${id} in this channel.`);
+}
+
+export async function revokeProviderToken(
+  db: Db,
+  channel: ChannelRow,
+  id: string,
+  now: number,
+): Promise<void> {
+  const updated = await db
+    .update(providerTokens)
+    .set({ revokedAt: now })
+    .where(
+      and(
+        eq(providerTokens.id, id),
+        eq(providerTokens.channelId, channel.id),
+        isNull(providerTokens.revokedAt),
+      ),
+    )
+    .returning({ id: providerTokens.id });
+  if (updated.length === 0)
+    throw new HubError("not_found", `No active provider token ${id} in this channel.`);
+}
+
+/** The label a tab's tools are known by: its origin's host, never what the page says. */
+export function labelForOrigin(origin: string): string {
+  return new URL(origin).host;
+}
+
+/**
+ * Redeems a pairing code for a provider token. A tab's token is bound to `origin` (the request's Origin
+ * header). Attempts are rate limited per client, so codes cannot be guessed.
+ */
+export async function redeemPairingCode(
+  db: Db,
+  body: PairBody,
+  origin: string | undefined,
+  clientKey: string,
+  hubOrigin: string,
+  now: number,
+) {
+  await consumeRateLimit(db, `pair:${clientKey}`, PAIR_ATTEMPTS_PER_WINDOW, PAIR_WINDOW_MS, now);
+  if (body.kind === "tab" && (!origin || origin === "null")) {
+    throw new HubError(
+      "bad_request",
+      "A tab pairs from its page: the request must carry the page's Origin header.",
+    );
+  }
+  const hash = await sha256Hex(body.code);
+  const [used] = await db
+    .update(pairingCodes)
+    .set({ usedAt: now })
+    .where(and(eq(pairingCodes.codeHash, hash), isNull(pairingCodes.usedAt)))
+    .returning();
+  if (!used || used.expiresAt <= now) {
+    throw new HubError(
+      "not_found",
+      "This pairing code is unknown, already used or expired. Create a new one in the channel console.",
+    );
+  }
+  const token = newToken("provider");
+  const id = crypto.randomUUID();
+  const label = body.kind === "tab" ? labelForOrigin(origin!) : (body.label ?? "sidecar");
+  await db.insert(providerTokens).values({
+    id,
+    channelId: used.channelId,
+    tokenHash: await sha256Hex(token),
+    kind: body.kind,
+    label,
+    origin: body.kind === "tab" ? origin! : null,
+    createdAt: now,
+  });
+  const relayUrl = `${hubOrigin.replace(/^http/, "ws")}/relay/${used.channelId}`;
+  return { channelId: used.channelId, providerToken: token, providerTokenId: id, relayUrl, label };
+}
+
+export async function authenticateProvider(
+  db: Db,
+  channelId: string,
+  token: string | undefined,
+  origin: string | undefined,
+): Promise<ProviderTokenRow> {
+  if (!token || !looksLike("provider", token))
+    throw new HubError(
+      "unauthorized",
+      "Send the provider token in Sec-WebSocket-Protocol: webmcp-hub.v1, whr_….",
+    );
+  const row = await db.query.providerTokens.findFirst({
+    where: eq(providerTokens.tokenHash, await sha256Hex(token)),
+  });
+  if (!row || row.revokedAt !== null)
+    throw new HubError("unauthorized", "This provider token is unknown or was revoked. Pair again.");
+  if (row.channelId !== channelId)
+    throw new HubError("forbidden", "This provider token belongs to another channel.");
+  if (row.kind === "tab" && origin !== row.origin) {
+    throw new HubError(
+      "forbidden",
+      `This token was paired from ${row.origin}; it cannot be used from ${origin ?? "a request without an Origin"}.`,
+    );
+  }
+  return row;
+}

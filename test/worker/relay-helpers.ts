@@ -1,0 +1,189 @@
+// Helpers for relay tests: channels, paired providers on real WebSockets, MCP clients on the channel.
+import { SELF } from "cloudflare:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { expect } from "vitest";
+import type { CallFrame, HubFrame, ToolDescriptorInput } from "../../src/protocol/index.js";
+import { api } from "./helpers.js";
+
+/** The channel MCP endpoint is a localhost server in local mode: use a loopback host. */
+export const HUB = "http://127.0.0.1:8787";
+
+export interface TestChannel {
+  id: string;
+  ownerKey: string;
+  agentToken: string;
+  agentTokenId: string;
+  mcpUrl: string;
+  pairingCode: string;
+}
+
+export async function createChannel(body: Record<string, unknown> = { name: "test" }): Promise<TestChannel> {
+  const res = await SELF.fetch(`${HUB}/api/channels`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  expect(res.status).toBe(201);
+  const json = (await res.json()) as any;
+  return {
+    id: json.channel.id,
+    ownerKey: json.ownerKey,
+    agentToken: json.agentToken,
+    agentTokenId: json.agentTokenId,
+    mcpUrl: json.mcpUrl,
+    pairingCode: json.pairingCode,
+  };
+}
+
+export async function newPairingCode(ch: TestChannel): Promise<string> {
+  const res = await api(`/api/channels/${ch.id}/pairing-codes`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${ch.ownerKey}` },
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as any).pairingCode;
+}
+
+export async function pair(code: string, kind: "tab" | "sidecar", origin?: string, label?: string) {
+  const res = await api("/api/pair", {
+    method: "POST",
+    json: { code, kind, ...(label ? { label } : {}) },
+    headers: origin ? { origin } : {},
+  });
+  return res;
+}
+
+/** A provider on a real WebSocket into the channel's ChannelRelay. */
+export class TestProvider {
+  readonly frames: HubFrame[] = [];
+  private waiters: Array<() => void> = [];
+  closed = false;
+  handler: ((call: CallFrame, p: TestProvider) => void | Promise<void>) | undefined;
+
+  constructor(
+    readonly ws: WebSocket,
+    readonly providerToken: string,
+  ) {
+    ws.addEventListener("message", (e) => {
+      const frame = JSON.parse(String(e.data)) as HubFrame;
+      this.frames.push(frame);
+      if (frame.type === "call" && this.handler) void this.handler(frame, this);
+      for (const w of this.waiters.splice(0)) w();
+    });
+    ws.addEventListener("close", () => {
+      this.closed = true;
+      for (const w of this.waiters.splice(0)) w();
+    });
+  }
+
+  send(frame: unknown): void {
+    this.ws.send(JSON.stringify(frame));
+  }
+
+  async next<T extends HubFrame["type"]>(
+    type: T,
+    predicate: (f: Extract<HubFrame, { type: T }>) => boolean = () => true,
+    timeoutMs = 5000,
+  ): Promise<Extract<HubFrame, { type: T }>> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.frames.find(
+        (f) => f.type === type && predicate(f as Extract<HubFrame, { type: T }>),
+      );
+      if (found) {
+        this.frames.splice(this.frames.indexOf(found), 1);
+        return found as Extract<HubFrame, { type: T }>;
+      }
+      if (this.closed) throw new Error(`socket closed while waiting for ${type}`);
+      if (Date.now() > deadline)
+        throw new Error(`no ${type} frame within ${timeoutMs} ms (got ${JSON.stringify(this.frames)})`);
+      await new Promise<void>((resolve) => {
+        this.waiters.push(resolve);
+        setTimeout(resolve, 50);
+      });
+    }
+  }
+
+  /** Answers calls with `respond(call)` as its result. */
+  serve(respond: (call: CallFrame) => unknown): this {
+    this.handler = (call) => this.send({ type: "result", id: call.id, result: respond(call) });
+    return this;
+  }
+
+  close(): void {
+    this.ws.close(1000, "bye");
+  }
+}
+
+export async function connectProvider(
+  ch: TestChannel,
+  opts: {
+    kind?: "tab" | "sidecar";
+    origin?: string;
+    label?: string;
+    tools?: ToolDescriptorInput[];
+    providerToken?: string;
+  } = {},
+): Promise<TestProvider> {
+  const kind = opts.kind ?? "sidecar";
+  let token = opts.providerToken;
+  if (!token) {
+    const res = await pair(await newPairingCode(ch), kind, opts.origin, opts.label);
+    expect(res.status).toBe(201);
+    token = ((await res.json()) as any).providerToken as string;
+  }
+  const res = await SELF.fetch(`${HUB}/relay/${ch.id}`, {
+    headers: {
+      upgrade: "websocket",
+      "sec-websocket-protocol": `webmcp-hub.v1, ${token}`,
+      ...(opts.origin ? { origin: opts.origin } : {}),
+    },
+  });
+  expect(res.status).toBe(101);
+  expect(res.headers.get("sec-websocket-protocol")).toBe("webmcp-hub.v1");
+  const ws = res.webSocket!;
+  ws.accept();
+  const provider = new TestProvider(ws, token);
+  await provider.next("welcome");
+  provider.send({ type: "hello", kind, label: opts.label ?? "test", version: "test" });
+  if (opts.tools) {
+    provider.send({ type: "tools", tools: opts.tools });
+    await settle();
+  }
+  return provider;
+}
+
+/** Lets the Durable Object process frames already sent. */
+export async function settle(ms = 30): Promise<void> {
+  await new Promise((r) => setTimeout(r, ms));
+}
+
+export async function connectAgent(
+  ch: TestChannel,
+  url = `${HUB}/mcp/${ch.id}`,
+  token: string | null = ch.agentToken,
+): Promise<Client> {
+  const client = new Client({ name: "test-agent", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    fetch: (u, init) => SELF.fetch(u, init),
+    ...(token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : {}),
+  });
+  await client.connect(transport);
+  return client;
+}
+
+export function echoTool(name = "echo", extra: Partial<ToolDescriptorInput> = {}): ToolDescriptorInput {
+  return {
+    name,
+    description: `Echoes its text (${name}).`,
+    inputSchema: {
+      type: "object",
+      properties: { text: { type: "string" } },
+      required: ["text"],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: true },
+    ...extra,
+  };
+}
