@@ -78,7 +78,12 @@ export class TestProvider {
   }
 
   send(frame: unknown): void {
-    this.ws.send(JSON.stringify(frame));
+    if (this.closed) return;
+    try {
+      this.ws.send(JSON.stringify(frame));
+    } catch {
+      this.closed = true; // closed under us: the hub settles the call as disconnected
+    }
   }
 
   async next<T extends HubFrame["type"]>(
@@ -112,6 +117,8 @@ export class TestProvider {
   }
 
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     this.ws.close(1000, "bye");
   }
 }
@@ -145,11 +152,19 @@ export async function connectProvider(
   const ws = res.webSocket!;
   ws.accept();
   const provider = new TestProvider(ws, token);
-  await provider.next("welcome");
+  const welcome = await provider.next("welcome");
   provider.send({ type: "hello", kind, label: opts.label ?? "test", version: "test" });
   if (opts.tools) {
     provider.send({ type: "tools", tools: opts.tools });
-    await settle();
+    // Wait until the hub has stored them (the owner's view lists this provider's tools).
+    for (let i = 0; i < 100; i++) {
+      const res = await api(`/api/channels/${ch.id}`, {
+        headers: { authorization: `Bearer ${ch.ownerKey}` },
+      });
+      const state = (await res.json()) as { providers: Array<{ id: string; tools: string[] }> };
+      if ((state.providers.find((p) => p.id === welcome.providerId)?.tools.length ?? 0) > 0) break;
+      await settle(20);
+    }
   }
   return provider;
 }

@@ -5,9 +5,10 @@ import type { Db } from "../db/client.js";
 import { agentTokens, channels, pairingCodes, providerTokens } from "../db/schema.js";
 import { HubError } from "../http/errors.js";
 import { bearerToken, looksLike, newToken, randomBase64Url, sha256Hex } from "../secrets.js";
-import { consumeRateLimit } from "./rate-limit.js";
+import { assertUnderLimit, recordFailure } from "./rate-limit.js";
 
 export const PAIRING_TTL_MS = 10 * 60 * 1000;
+/** Failed pairing attempts allowed per client per window. */
 export const PAIR_ATTEMPTS_PER_WINDOW = 20;
 export const PAIR_WINDOW_MS = 10 * 60 * 1000;
 
@@ -59,32 +60,26 @@ export async function createChannel(
   const code = newPairingCode();
   const agentTokenId = crypto.randomUUID();
   await db.batch([
-    db
-      .insert(channels)
-      .values({
-        id,
-        name: input.name,
-        ownerKeyHash: await sha256Hex(ownerKey),
-        strictNames: input.strictNames,
-        createdAt: now,
-      }),
-    db
-      .insert(agentTokens)
-      .values({
-        id: agentTokenId,
-        channelId: id,
-        tokenHash: await sha256Hex(agentToken),
-        label: "default",
-        createdAt: now,
-      }),
-    db
-      .insert(pairingCodes)
-      .values({
-        codeHash: await sha256Hex(code),
-        channelId: id,
-        createdAt: now,
-        expiresAt: now + PAIRING_TTL_MS,
-      }),
+    db.insert(channels).values({
+      id,
+      name: input.name,
+      ownerKeyHash: await sha256Hex(ownerKey),
+      strictNames: input.strictNames,
+      createdAt: now,
+    }),
+    db.insert(agentTokens).values({
+      id: agentTokenId,
+      channelId: id,
+      tokenHash: await sha256Hex(agentToken),
+      label: "default",
+      createdAt: now,
+    }),
+    db.insert(pairingCodes).values({
+      codeHash: await sha256Hex(code),
+      channelId: id,
+      createdAt: now,
+      expiresAt: now + PAIRING_TTL_MS,
+    }),
   ]);
   return {
     channel: { id, name: input.name, strictNames: input.strictNames, createdAt: new Date(now).toISOString() },
@@ -143,14 +138,12 @@ export async function authenticateAgent(
 
 export async function createPairingCode(db: Db, channel: ChannelRow, now: number) {
   const code = newPairingCode();
-  await db
-    .insert(pairingCodes)
-    .values({
-      codeHash: await sha256Hex(code),
-      channelId: channel.id,
-      createdAt: now,
-      expiresAt: now + PAIRING_TTL_MS,
-    });
+  await db.insert(pairingCodes).values({
+    codeHash: await sha256Hex(code),
+    channelId: channel.id,
+    createdAt: now,
+    expiresAt: now + PAIRING_TTL_MS,
+  });
   return { pairingCode: formatPairingCode(code), expiresAt: new Date(now + PAIRING_TTL_MS).toISOString() };
 }
 
@@ -230,7 +223,8 @@ export async function redeemPairingCode(
   hubOrigin: string,
   now: number,
 ) {
-  await consumeRateLimit(db, `pair:${clientKey}`, PAIR_ATTEMPTS_PER_WINDOW, PAIR_WINDOW_MS, now);
+  const rule = { key: `pair:${clientKey}`, limit: PAIR_ATTEMPTS_PER_WINDOW, windowMs: PAIR_WINDOW_MS };
+  await assertUnderLimit(db, rule, now);
   if (body.kind === "tab" && (!origin || origin === "null")) {
     throw new HubError(
       "bad_request",
@@ -244,6 +238,7 @@ export async function redeemPairingCode(
     .where(and(eq(pairingCodes.codeHash, hash), isNull(pairingCodes.usedAt)))
     .returning();
   if (!used || used.expiresAt <= now) {
+    await recordFailure(db, rule, now);
     throw new HubError(
       "not_found",
       "This pairing code is unknown, already used or expired. Create a new one in the channel console.",

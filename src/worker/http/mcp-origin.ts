@@ -43,13 +43,16 @@ export function mcpOriginGuard(): MiddlewareHandler<AppEnv> {
     if (origin && !originAllowed(origin, url, local, extra)) {
       throw new HubError("forbidden", `Origin ${origin} is not allowed to use this MCP endpoint.`);
     }
-    if (origin) {
-      c.header("access-control-allow-origin", origin);
-      c.header("access-control-expose-headers", "mcp-session-id, mcp-protocol-version");
-      c.header("vary", "origin");
-    }
+    const cors: Record<string, string> = origin
+      ? {
+          "access-control-allow-origin": origin,
+          "access-control-expose-headers": "mcp-session-id, mcp-protocol-version",
+          vary: "origin",
+        }
+      : {};
     if (c.req.method === "OPTIONS") {
       return c.body(null, 204, {
+        ...cors,
         "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
         "access-control-allow-headers":
           "authorization, content-type, mcp-protocol-version, mcp-session-id, last-event-id",
@@ -57,5 +60,6 @@ export function mcpOriginGuard(): MiddlewareHandler<AppEnv> {
       });
     }
     await next();
+    for (const [name, value] of Object.entries(cors)) c.res.headers.set(name, value);
   };
 }

@@ -1,0 +1,75 @@
+// Chaos: 1,000 calls while providers randomly drop and come back. Every call is answered (a result or an
+// isError), none hangs, and every call leaves exactly one audit row.
+import { env, runDurableObjectAlarm } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  connectAgent,
+  connectProvider,
+  createChannel,
+  echoTool,
+  settle,
+  type TestProvider,
+} from "./relay-helpers.js";
+
+describe("chaos", () => {
+  it("answers and audits every one of 1,000 calls while tabs randomly drop", async () => {
+    const ch = await createChannel();
+    let seed = 42;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const origin = "https://shop.example";
+    const serve = (p: TestProvider) =>
+      (p.handler = async (call) => {
+        if (random() < 0.03) return p.close(); // drop mid-call
+        await settle(Math.floor(random() * 5));
+        if (!p.closed)
+          p.send({ type: "result", id: call.id, result: { content: [{ type: "text", text: "ok" }] } });
+      });
+    const providers: TestProvider[] = [];
+    for (let i = 0; i < 3; i++) {
+      const p = await connectProvider(ch, { kind: "tab", origin, tools: [echoTool()] });
+      serve(p);
+      providers.push(p);
+    }
+    const agent = await connectAgent(ch);
+    const statuses = { ok: 0, error: 0 };
+    const total = 1000;
+    let issued = 0;
+    const worker = async () => {
+      while (issued < total) {
+        issued++;
+        const res = await agent
+          .callTool(
+            { name: "echo", arguments: { text: "x" }, _meta: { "webmcp-hub/timeoutMs": 5000 } },
+            CallToolResultSchema,
+          )
+          .catch(() => ({ isError: true, unknown: true }));
+        if (res.isError) statuses.error++;
+        else statuses.ok++;
+        // Keep at least one tab alive, and bring dropped ones back.
+        const alive = providers.filter((p) => !p.closed);
+        if (alive.length < 3 || random() < 0.01) {
+          if (random() < 0.5 && alive.length > 1) alive[0]!.close();
+          const p = await connectProvider(ch, { kind: "tab", origin, tools: [echoTool()] });
+          serve(p);
+          providers.push(p);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, worker));
+    expect(statuses.ok + statuses.error).toBe(total);
+    // Drops hit a few percent of calls; the rest succeed.
+    expect(statuses.ok).toBeGreaterThan(total / 2);
+    const stub = env.CHANNEL.get(env.CHANNEL.idFromName(ch.id));
+    for (let i = 0; i < 10; i++) if (!(await runDurableObjectAlarm(stub))) break;
+    const rows = await env.DB.prepare(
+      "SELECT status, count(*) AS n FROM audit_log WHERE channel_id = ? GROUP BY status",
+    )
+      .bind(ch.id)
+      .all<{ status: string; n: number }>();
+    const byStatus = Object.fromEntries(rows.results.map((r) => [r.status, r.n]));
+    expect(Object.values(byStatus).reduce((a, b) => a + b, 0)).toBe(total);
+    expect(byStatus.ok).toBe(statuses.ok);
+    expect(Object.keys(byStatus).every((s) => ["ok", "disconnected", "invalid"].includes(s))).toBe(true);
+  }, 180_000);
+});
