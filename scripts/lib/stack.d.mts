@@ -1,0 +1,30 @@
+// Types for stack.mjs.
+import type { DemoSite } from "./demo-site.mjs";
+import type { LineHandler } from "./processes.mjs";
+import type { SeededSite } from "./seed.mjs";
+import type { WranglerDev } from "./wrangler.mjs";
+
+export interface StackUrls {
+  dashboard: string;
+  demoSite: string;
+  demoSitePage: string;
+  registryMcp: string;
+}
+
+export interface Stack {
+  hub: WranglerDev;
+  demo: DemoSite;
+  seeded: SeededSite;
+  urls: StackUrls;
+  stop(): Promise<void>;
+}
+
+export function startStack(options: {
+  host?: string;
+  port: number;
+  demoPort: number;
+  persistTo?: string;
+  inspectorPort?: number;
+  log?: (message: string) => void;
+  onWranglerLine?: LineHandler;
+}): Promise<Stack>;

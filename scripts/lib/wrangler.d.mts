@@ -1,0 +1,24 @@
+// Types for wrangler.mjs.
+import type { LineHandler, ProcessExit } from "./processes.mjs";
+
+export const ROOT: string;
+
+export function applyMigrations(options?: { persistTo?: string; onLine?: LineHandler }): Promise<void>;
+
+export interface WranglerDev {
+  /** `http://host:port`, no trailing slash. */
+  url: string;
+  exited: Promise<ProcessExit>;
+  stop(graceMs?: number): Promise<void>;
+  /** The last lines wrangler printed. */
+  output: string[];
+}
+
+export function startWranglerDev(options: {
+  host?: string;
+  port: number;
+  persistTo?: string;
+  inspectorPort?: number;
+  onLine?: LineHandler;
+  readyTimeoutMs?: number;
+}): Promise<WranglerDev>;

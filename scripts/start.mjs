@@ -1,0 +1,92 @@
+// `npm start`: the whole system on this machine. Migrates the local D1 database, builds the browser and
+// sidecar bundles, starts `wrangler dev` on 127.0.0.1:${PORT:-8787} and the demo site on PORT+1, publishes
+// the demo site through the real registry API, and prints where everything is. Ctrl-C stops it all.
+import { buildBundles } from "./lib/bundles.mjs";
+import { isPortFree, parsePort } from "./lib/ports.mjs";
+import { startStack } from "./lib/stack.mjs";
+
+const HOST = "127.0.0.1";
+
+function fail(message) {
+  console.error(`\n✗ npm start failed: ${message}\n`);
+  process.exit(1);
+}
+
+let port;
+try {
+  port = parsePort(process.env.PORT, "PORT", 8787);
+} catch (e) {
+  fail(e.message);
+}
+const demoPort = port + 1;
+
+for (const [p, who] of [
+  [port, "the hub (wrangler dev)"],
+  [demoPort, "the demo site"],
+]) {
+  if (!(await isPortFree(p, HOST))) {
+    fail(
+      `port ${p} on ${HOST} is already in use, and ${who} needs it. Stop whatever listens there ` +
+        `(another \`npm start\`?), or choose other ports: PORT=9000 npm start (the demo site then uses 9001).`,
+    );
+  }
+}
+
+const log = (line) => console.log(`• ${line}`);
+let stack;
+let stopping = false;
+let stoppingSince = 0;
+
+async function shutdown(code) {
+  if (stopping) {
+    // `npm start` forwards the terminal's Ctrl-C, so one keypress arrives twice; only a later one forces.
+    if (Date.now() - stoppingSince < 1500) return;
+    console.log("Stopping at once.");
+    process.exit(code || 130);
+  }
+  stopping = true;
+  stoppingSince = Date.now();
+  console.log("\nStopping wrangler dev and the demo site…");
+  // Before the stack is up there is nothing to stop gracefully: exiting kills wrangler's process group
+  // (scripts/lib/processes.mjs) and closes the demo site's server.
+  if (stack) await stack.stop();
+  process.exit(code);
+}
+process.on("SIGINT", () => void shutdown(0));
+process.on("SIGTERM", () => void shutdown(0));
+
+// Until the hub is up, wrangler's output is kept and shown only if it fails; afterwards it streams.
+let streamWrangler = false;
+const onWranglerLine = (line) => {
+  if (streamWrangler && line.trim()) console.log(`  wrangler │ ${line}`);
+};
+
+try {
+  await buildBundles({ log });
+  stack = await startStack({ host: HOST, port, demoPort, log, onWranglerLine });
+} catch (e) {
+  fail(e instanceof Error ? e.message : String(e));
+}
+
+stack.hub.exited.then((exit) => {
+  if (stopping) return;
+  console.error(`\n✗ wrangler dev stopped unexpectedly (exit ${exit.code ?? exit.signal}).`);
+  void shutdown(1);
+});
+
+const { urls, seeded } = stack;
+const status = seeded.unchanged ? "already current" : "published";
+console.log(`
+webmcp-hub is running.
+
+  Dashboard          ${urls.dashboard}
+  Demo site          ${urls.demoSite}
+  Demo site on hub   ${urls.demoSitePage}  (verified over HTTP; manifest v${seeded.version}, ${seeded.toolCount} tools, ${status})
+  Registry MCP URL   ${urls.registryMcp}  (MCP Streamable HTTP, public, tools: search_tools, get_site)
+  Publisher key      ${seeded.publisherKey}  (for ${seeded.host}; a new one is issued on every start)
+
+  Channels, pairing codes and a channel's MCP URL arrive with the relay; they are not part of this build yet.
+
+Press Ctrl-C to stop. Requests are logged below.
+`);
+streamWrangler = true;

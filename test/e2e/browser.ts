@@ -1,0 +1,98 @@
+// A real Chromium for the e2e tests: Debian's `chromium` (or CHROMIUM_PATH) driven by playwright-core,
+// headless, with a fresh user-data dir per launch. A missing browser fails the run with how to install it.
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+export const SCREENSHOT_DIR = fileURLToPath(new URL("../../test-results/screenshots/", import.meta.url));
+
+export const DESKTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 390, height: 844 };
+
+function missingChromium(detail: string): Error {
+  const install = "apt-get update && apt-get install -y chromium";
+  const lines = [
+    `Chromium is needed for the e2e tests, and ${detail}.`,
+    `Install it with: ${install}`,
+    "or set CHROMIUM_PATH to a Chromium or Chrome binary.",
+  ];
+  if (process.env.CI === "true") {
+    const bar = "=".repeat(78);
+    const loud = [bar, "CI: THE E2E TESTS CANNOT RUN WITHOUT CHROMIUM.", ...lines, bar].join("\n");
+    console.error(`\n${loud}\n`);
+    return new Error(loud);
+  }
+  return new Error(lines.join("\n"));
+}
+
+/** The Chromium binary: CHROMIUM_PATH, else `chromium` on PATH (what `which chromium` prints). */
+export function findChromium(): string {
+  const fromEnv = process.env.CHROMIUM_PATH;
+  if (fromEnv) {
+    if (!existsSync(fromEnv)) throw missingChromium(`CHROMIUM_PATH=${fromEnv} does not exist`);
+    return fromEnv;
+  }
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, "chromium");
+    if (existsSync(candidate)) return candidate;
+  }
+  throw missingChromium("no `chromium` was found on PATH (CHROMIUM_PATH is not set)");
+}
+
+export interface E2EBrowser {
+  context: BrowserContext;
+  /** A new tab with the given viewport (desktop by default). */
+  newPage(viewport?: { width: number; height: number }): Promise<Page>;
+  /** A full-page screenshot saved as test-results/screenshots/<name>.png. */
+  screenshot(page: Page, name: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function launchBrowser(): Promise<E2EBrowser> {
+  const executablePath = findChromium();
+  const userDataDir = await mkdtemp(join(tmpdir(), "webmcp-hub-chromium-"));
+  let context: BrowserContext;
+  try {
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: DESKTOP,
+    });
+  } catch (e) {
+    await rm(userDataDir, { recursive: true, force: true });
+    throw e;
+  }
+  return {
+    context,
+    async newPage(viewport = DESKTOP) {
+      const page = await context.newPage();
+      await page.setViewportSize(viewport);
+      return page;
+    },
+    async screenshot(page, name) {
+      await mkdir(SCREENSHOT_DIR, { recursive: true });
+      const path = join(SCREENSHOT_DIR, `${name}.png`);
+      await page.screenshot({ path, fullPage: true });
+      return path;
+    },
+    async close() {
+      await context.close();
+      await rm(userDataDir, { recursive: true, force: true });
+    },
+  };
+}

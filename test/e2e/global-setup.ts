@@ -1,0 +1,58 @@
+// Starts the real system once for the e2e tests: D1 migrations into a fresh temporary --persist-to dir,
+// `wrangler dev` and the demo site on free ports, and the demo site published through the registry API.
+// Tests read the URLs with `inject(...)`; the returned teardown stops everything and removes the dir.
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { TestProject } from "vitest/node";
+import { buildBundles } from "../../scripts/lib/bundles.mjs";
+import { freePort } from "../../scripts/lib/ports.mjs";
+import { startStack } from "../../scripts/lib/stack.mjs";
+import { ROOT } from "../../scripts/lib/wrangler.mjs";
+import { findChromium } from "./browser.js";
+
+/** Three distinct free ports: the hub, the demo site, wrangler's inspector. */
+async function distinctFreePorts(count: number): Promise<number[]> {
+  const ports = new Set<number>();
+  while (ports.size < count) ports.add(await freePort());
+  return [...ports];
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  findChromium(); // Fail before the slow part when the browser is missing.
+  await buildBundles({ log: () => {} });
+
+  const persistTo = await mkdtemp(join(tmpdir(), "webmcp-hub-e2e-"));
+  const wranglerLog: string[] = [];
+  const [port, demoPort, inspectorPort] = (await distinctFreePorts(3)) as [number, number, number];
+  const saveLog = async () => {
+    const dir = join(ROOT, "test-results");
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, "e2e-wrangler.log"), wranglerLog.join("\n") + "\n");
+  };
+
+  let stack;
+  try {
+    stack = await startStack({
+      port,
+      demoPort,
+      inspectorPort,
+      persistTo,
+      onWranglerLine: (line) => wranglerLog.push(line),
+    });
+  } catch (e) {
+    await saveLog();
+    await rm(persistTo, { recursive: true, force: true });
+    throw e;
+  }
+
+  project.provide("hubUrl", stack.hub.url);
+  project.provide("demoOrigin", stack.demo.origin);
+  project.provide("demoHost", stack.seeded.host);
+
+  return async () => {
+    await stack.stop();
+    await saveLog();
+    await rm(persistTo, { recursive: true, force: true });
+  };
+}
