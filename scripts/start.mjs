@@ -1,8 +1,10 @@
 // `npm start`: the whole system on this machine. Migrates the local D1 database, builds the browser and
-// sidecar bundles, starts `wrangler dev` on 127.0.0.1:${PORT:-8787} and the demo site on PORT+1, publishes
-// the demo site through the real registry API, and prints where everything is. Ctrl-C stops it all.
+// sidecar bundles, starts `wrangler dev` on 127.0.0.1:${PORT:-8787} and the demo site on PORT+1 (its pages
+// embed this hub's /bridge.js), publishes the demo site through the real registry API, creates a channel
+// to pair the demo pages with, and prints where everything is. Ctrl-C stops it all.
 import { buildBundles } from "./lib/bundles.mjs";
 import { isPortFree, parsePort } from "./lib/ports.mjs";
+import { seedChannel } from "./lib/seed.mjs";
 import { startStack } from "./lib/stack.mjs";
 
 const HOST = "127.0.0.1";
@@ -61,10 +63,14 @@ const onWranglerLine = (line) => {
   if (streamWrangler && line.trim()) console.log(`  wrangler │ ${line}`);
 };
 
+let channel;
 try {
   await buildBundles({ log });
   stack = await startStack({ host: HOST, port, demoPort, log, onWranglerLine });
+  log("Creating a channel for the demo pages…");
+  channel = await seedChannel({ hubUrl: stack.hub.url, name: "Demo channel" });
 } catch (e) {
+  if (stack) await stack.stop();
   fail(e instanceof Error ? e.message : String(e));
 }
 
@@ -76,16 +82,31 @@ stack.hub.exited.then((exit) => {
 
 const { urls, seeded } = stack;
 const status = seeded.unchanged ? "already current" : "published";
+const demo = (path) => new URL(path, urls.demoSite).href;
 console.log(`
 webmcp-hub is running.
 
   Dashboard          ${urls.dashboard}
-  Demo site          ${urls.demoSite}
   Demo site on hub   ${urls.demoSitePage}  (verified over HTTP; manifest v${seeded.version}, ${seeded.toolCount} tools, ${status})
   Registry MCP URL   ${urls.registryMcp}  (MCP Streamable HTTP, public, tools: search_tools, get_site)
   Publisher key      ${seeded.publisherKey}  (for ${seeded.host}; a new one is issued on every start)
 
-  Channels, pairing codes and a channel's MCP URL arrive with the relay; they are not part of this build yet.
+  Demo pages (each embeds ${stack.hub.url}/bridge.js; pair one with the code below, the others of the site follow)
+    ${demo("/")}                greet
+    ${demo("/stamps.html")}     add-stamp
+    ${demo("/shop.html")}       get-dresses, buyProduct
+    ${demo("/templates.html")}  filter-templates, edit-design (while the editor is open)
+    ${demo("/reading.html")}    list-books, add-book, mark-book-read (document.modelContext)
+    ${demo("/booking.html")}    book-table (a declarative <form toolname>)
+
+  Channel "${channel.name}" (${channel.channelId})
+    Pairing code     ${channel.pairingCode}  (type it into a demo page's widget; single use, valid until ${channel.pairingCodeExpiresAt})
+    MCP URL          ${channel.mcpUrl}
+    Agent token      ${channel.agentToken}  (send as Authorization: Bearer …)
+    Capability URL   ${channel.mcpCapabilityUrl}  (for clients that take only a URL)
+    Owner key        ${channel.ownerKey}  (new pairing codes: POST ${stack.hub.url}/api/channels/${channel.channelId}/pairing-codes)
+
+  The secrets above are shown once; a new channel is created on every start.
 
 Press Ctrl-C to stop. Requests are logged below.
 `);

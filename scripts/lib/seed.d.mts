@@ -14,5 +14,28 @@ export interface SeededSite {
 
 export function seedDemoSite(options: {
   hubUrl: string;
-  demo: Pick<DemoSite, "origin" | "setVerifyToken" | "manifest">;
+  demo: Pick<DemoSite, "origin" | "setVerifyToken" | "manifest"> & Partial<Pick<DemoSite, "setHubUrl">>;
 }): Promise<SeededSite>;
+
+export interface SeededChannel {
+  channelId: string;
+  name: string;
+  /** Secrets shown once by the hub. */
+  ownerKey: string;
+  agentToken: string;
+  /** `HUB/mcp/:channelId` (send the agent token as a bearer token). */
+  mcpUrl: string;
+  /** `HUB/mcp/:channelId/k/:agentToken`, for clients that take only a URL. */
+  mcpCapabilityUrl: string;
+  /** `ABCD-EFGH`, single use, valid 10 minutes. */
+  pairingCode: string;
+  pairingCodeExpiresAt: string;
+}
+
+export function seedChannel(options: { hubUrl: string; name?: string }): Promise<SeededChannel>;
+
+export function newPairingCode(options: {
+  hubUrl: string;
+  channelId: string;
+  ownerKey: string;
+}): Promise<string>;

@@ -1,5 +1,6 @@
-// Seeds the hub through its public API, exactly as a site owner would: register the demo origin, serve
-// the challenge token, verify over HTTP, publish the manifest. Safe to repeat: a known origin gets a new
+// Seeds the hub through its public API, exactly as a site owner and a user would: register the demo origin,
+// serve the challenge token, verify over HTTP, publish the manifest (and point the demo pages' bridge at
+// this hub); and create a channel the demo pages can pair with. Safe to repeat: a known origin gets a new
 // claim, verifying it issues a new publisher key, and an unchanged manifest is not stored twice.
 
 async function callApi(hubUrl, method, path, { json, token } = {}) {
@@ -37,6 +38,8 @@ async function callApi(hubUrl, method, path, { json, token } = {}) {
  * Resolves with the site's host, its fresh publisher key and the published manifest version.
  */
 export async function seedDemoSite({ hubUrl, demo }) {
+  // The demo pages embed the bridge of the hub they are published on.
+  demo.setHubUrl?.(hubUrl);
   const manifest = await demo.manifest();
   const registration = await callApi(hubUrl, "POST", "/api/sites", { json: { origin: demo.origin } });
   const host = registration.site.host;
@@ -64,4 +67,35 @@ export async function seedDemoSite({ hubUrl, demo }) {
     toolCount: published.toolCount,
     unchanged: published.unchanged,
   };
+}
+
+/**
+ * Creates a channel (`POST /api/channels`) for the demo: its MCP URL, agent token, capability URL, owner
+ * key and a pairing code (valid 10 minutes; `newPairingCode` issues another).
+ */
+export async function seedChannel({ hubUrl, name = "Demo channel" }) {
+  const created = await callApi(hubUrl, "POST", "/api/channels", { json: { name } });
+  return {
+    channelId: created.channel.id,
+    name: created.channel.name,
+    ownerKey: created.ownerKey,
+    agentToken: created.agentToken,
+    mcpUrl: created.mcpUrl,
+    mcpCapabilityUrl: created.mcpCapabilityUrl,
+    pairingCode: created.pairingCode,
+    pairingCodeExpiresAt: created.pairingCodeExpiresAt,
+  };
+}
+
+/** A fresh pairing code for a channel (`POST /api/channels/:id/pairing-codes`, owner key). */
+export async function newPairingCode({ hubUrl, channelId, ownerKey }) {
+  const created = await callApi(
+    hubUrl,
+    "POST",
+    `/api/channels/${encodeURIComponent(channelId)}/pairing-codes`,
+    {
+      token: ownerKey,
+    },
+  );
+  return created.pairingCode;
 }

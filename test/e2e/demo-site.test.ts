@@ -1,7 +1,7 @@
-// The demo site in Chromium: its pages register, through the seed-era navigator.modelContext API, exactly
-// the tools its manifest lists, and the tools run the pages' own code. Chromium has no WebMCP yet, so a
-// small recorder with the seed API's semantics (provideContext replaces, registerTool throws on a
-// duplicate name) is installed before the page's scripts; the hub's bridge will take its place.
+// The demo site in Chromium: its pages register, through WebMCP, exactly the tools its manifest lists, and
+// the tools run the pages' own code. Chromium has no WebMCP yet; each page embeds the hub's /bridge.js, which
+// provides it, and these tests call the tools the way an in-page agent would: document.modelContext's
+// getTools() and executeTool() (the relay to a remote agent is test/e2e/bridge-relay.test.ts).
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { request } from "node:http";
 import type { Page } from "playwright-core";
@@ -17,76 +17,66 @@ interface ManifestTool {
   description: string;
   inputSchema: unknown;
   outputSchema?: unknown;
-  annotations?: unknown;
+  annotations?: Record<string, unknown>;
   pages?: string[];
 }
 
 type CallOutcome = { ok: true; result: unknown } | { ok: false; error: string };
 
+/** A tool as document.modelContext.getTools() gives it (WebMCP's RegisteredTool). */
+interface PageTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema?: unknown;
+  annotations?: Record<string, boolean>;
+}
+
 declare global {
-  interface Window {
-    __webmcpRecorder: {
-      tools(): Array<Omit<ManifestTool, "pages">>;
-      call(name: string, input: unknown): Promise<CallOutcome>;
+  interface Document {
+    modelContext: {
+      getTools(): Promise<PageTool[]>;
+      executeTool(tool: PageTool, input: unknown): Promise<string | null>;
     };
   }
 }
 
-/** Runs in the page before its scripts: a navigator.modelContext that records what the page registers. */
-function installRecorder() {
-  type Tool = {
-    name: string;
-    title?: string;
-    description: string;
-    inputSchema?: unknown;
-    outputSchema?: unknown;
-    annotations?: unknown;
-    execute: (input: unknown, client: unknown) => unknown;
-  };
-  const tools = new Map<string, Tool>();
-  const modelContext = {
-    provideContext({ tools: list = [] }: { tools?: Tool[] } = {}) {
-      tools.clear();
-      for (const tool of list) tools.set(tool.name, tool);
-    },
-    clearContext() {
-      tools.clear();
-    },
-    registerTool(tool: Tool) {
-      if (tools.has(tool.name))
-        throw new DOMException(`A tool named ${tool.name} exists`, "InvalidStateError");
-      tools.set(tool.name, tool);
-    },
-    unregisterTool(name: string) {
-      tools.delete(name);
-    },
-  };
-  Object.defineProperty(Navigator.prototype, "modelContext", { get: () => modelContext, configurable: true });
-  window.__webmcpRecorder = {
-    tools: () =>
-      [...tools.values()].map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({
+/** What the page registered, in the manifest's terms (no title → none; only the hints that are set). */
+const registered = (page: Page) =>
+  page.evaluate(async () =>
+    (await document.modelContext.getTools()).map(({ name, title, description, inputSchema, annotations }) => {
+      const hints = Object.entries(annotations ?? {}).filter(([, on]) => on);
+      return {
         name,
-        title,
+        ...(title ? { title } : {}),
         description,
         inputSchema,
-        outputSchema,
-        annotations,
-      })),
-    async call(name, input) {
-      const tool = tools.get(name);
-      if (!tool) return { ok: false, error: `no tool ${name}` };
-      const client = {
-        signal: new AbortController().signal,
-        requestUserInteraction: (callback: () => Promise<unknown>) => callback(),
+        ...(hints.length ? { annotations: Object.fromEntries(hints) } : {}),
       };
+    }),
+  );
+
+/** Runs a tool with executeTool(); its result (JSON text, or the string the tool returned) is parsed. */
+const call = (page: Page, name: string, input: unknown): Promise<CallOutcome> =>
+  page.evaluate(
+    async ([n, i]) => {
+      const tool = (await document.modelContext.getTools()).find((t) => t.name === n);
+      if (!tool) return { ok: false as const, error: `no tool ${n}` };
       try {
-        return { ok: true, result: await tool.execute(input, client) };
+        const text = await document.modelContext.executeTool(tool, i);
+        let result: unknown = text;
+        try {
+          result = JSON.parse(text ?? "null");
+        } catch {
+          // a string result
+        }
+        return { ok: true as const, result };
       } catch (e) {
-        return { ok: false, error: e instanceof Error ? e.message : String(e) };
+        return { ok: false as const, error: e instanceof Error ? e.message : String(e) };
       }
     },
-  };
-}
+    [name, input] as const,
+  );
 
 async function loadManifest(): Promise<ManifestTool[]> {
   const res = await fetch(`${demoOrigin}/.well-known/webmcp.json`);
@@ -107,7 +97,6 @@ function rawGetStatus(origin: string, path: string): Promise<number> {
   });
 }
 
-const withoutPages = ({ pages: _pages, ...tool }: ManifestTool) => tool;
 const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
 
 describe("the demo site in Chromium", () => {
@@ -123,27 +112,34 @@ describe("the demo site in Chromium", () => {
     await browser?.close();
   });
 
-  async function open(path: string, { webmcp = true } = {}): Promise<Page> {
+  /** Opens a page; `bridge: false` blocks /bridge.js, as on a site that does not embed the hub. */
+  async function open(path: string, { bridge = true } = {}): Promise<Page> {
     const page = await browser.newPage();
     page.on("pageerror", (e) => pageErrors.push(`${path}: ${e.message}`));
-    if (webmcp) await page.addInitScript(installRecorder);
+    if (!bridge) await page.route(`${hubUrl}/bridge.js`, (route) => route.abort());
     const res = await page.goto(demoOrigin + path);
     expect(res?.status()).toBe(200);
     return page;
   }
 
-  const registered = (page: Page) => page.evaluate(() => window.__webmcpRecorder.tools());
-  const call = (page: Page, name: string, input: unknown) =>
-    page.evaluate(([n, i]) => window.__webmcpRecorder.call(n, i), [name, input] as const);
-
   it("each page registers the tools the manifest lists for it, with the manifest's schemas and hints", async () => {
     const seen = new Set<string>();
-    for (const path of ["/", "/stamps.html", "/shop.html", "/templates.html"]) {
+    for (const path of [
+      "/",
+      "/stamps.html",
+      "/shop.html",
+      "/templates.html",
+      "/reading.html",
+      "/booking.html",
+    ]) {
       const page = await open(path);
       if (path === "/templates.html")
         await page.getByRole("button", { name: "Open in editor" }).first().click();
       const tools = await registered(page);
-      const expected = manifest.filter((t) => t.pages?.includes(path)).map(withoutPages);
+      // getTools() has no outputSchema (WebMCP's RegisteredTool has none); the relay test checks it.
+      const expected = manifest
+        .filter((t) => t.pages?.includes(path))
+        .map(({ pages: _pages, outputSchema: _output, ...tool }) => tool);
       expect(tools.sort(byName), path).toEqual(expected.sort(byName));
       for (const t of tools) seen.add(t.name);
       await page.close();
@@ -237,8 +233,33 @@ describe("the demo site in Chromium", () => {
     await page.close();
   });
 
-  it("without WebMCP the pages work as ordinary pages and say WebMCP is missing", async () => {
-    const page = await open("/stamps.html", { webmcp: false });
+  it("the booking form is a declarative tool: executeTool fills it in and submits it, and the page answers", async () => {
+    const page = await open("/booking.html");
+    const outcome = await call(page, "book-table", {
+      name: "Grace",
+      date: "2026-12-24",
+      time: "20:00",
+      guests: 4,
+    });
+    expect(outcome).toEqual({
+      ok: true,
+      result: "Booked a table for 4 on 2026-12-24 at 20:00, under Grace.",
+    });
+    expect(await page.locator("#bookingList").textContent()).toContain("under Grace");
+    const invalid = await call(page, "book-table", {
+      name: "Grace",
+      date: "2026-12-24",
+      time: "20:00",
+      guests: 40,
+    });
+    expect(invalid.ok).toBe(false);
+    expect(await page.locator("#bookingList li").count()).toBe(1);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+
+  it("without the bridge (no WebMCP) the pages work as ordinary pages and say WebMCP is missing", async () => {
+    const page = await open("/stamps.html", { bridge: false });
     expect(await page.evaluate(() => "modelContext" in navigator)).toBe(false);
     expect(await page.locator("#webmcp-status").textContent()).toContain("no WebMCP");
     await page.getByLabel("Name").fill("Basel Dove");
@@ -259,6 +280,22 @@ describe("the demo site over HTTP", () => {
     const published = (await res.json()) as { current: boolean; manifest: { tools: ManifestTool[] } };
     expect(published.current).toBe(true);
     expect(published.manifest.tools).toEqual(served);
+  });
+
+  it("serves pages that embed the bridge of the hub the site is published on", async () => {
+    for (const path of [
+      "/",
+      "/stamps.html",
+      "/shop.html",
+      "/templates.html",
+      "/reading.html",
+      "/booking.html",
+    ]) {
+      const html = await (await fetch(demoOrigin + path)).text();
+      expect(html, path).toContain(`<script src="${hubUrl}/bridge.js"></script>`);
+      expect(html, path).toContain("<webmcp-hub-widget>");
+      expect(html, path).not.toContain("{{");
+    }
   });
 
   it("answers the ownership check only while a verification is in progress", async () => {

@@ -1,0 +1,319 @@
+// bench/bridge (issue 4): the browser bridge, in one run on one machine.
+//   1. /bridge.js: raw and gzipped size (target ≤ 15 KiB gzipped).
+//   2. Registering 1,000 tools in a real Chromium page: the seed-era navigator.modelContext.registerTool,
+//      today's document.modelContext.registerTool, and, in a paired page, until the bridge has sent the hub
+//      its tools frame; the peer is the floor any registry pays: the same 1,000 objects put in a Map.
+//   3. One call's round trip, agent (MCP SDK client in Node) → hub (`wrangler dev`) → a real Chromium tab
+//      → agent, against the same call to a Node provider (`ws`, test/support/conformance-provider.mjs) on
+//      the same channel, interleaved, sequential.
+// Prints the tables and refreshes the "bridge" section of bench/RESULTS.md.
+//
+//   BENCH_CALLS    round trips per provider (default 200, after 20 warm-ups each)
+//   BENCH_REPEATS  registration repeats, each in a freshly loaded page (default 5)
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
+import { delimiter, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import { chromium } from "playwright-core";
+import { buildBundles } from "../../scripts/lib/bundles.mjs";
+import { freePort } from "../../scripts/lib/ports.mjs";
+import { newPairingCode, seedChannel } from "../../scripts/lib/seed.mjs";
+import { startStack } from "../../scripts/lib/stack.mjs";
+import { startProcess } from "../../scripts/lib/processes.mjs";
+import { pairSidecar, waitForTools } from "../../test/support/conformance-provider.mjs";
+import { machine, table, writeResultsSection } from "../registry/harness.mjs";
+import { connectClient } from "../relay/load.mjs";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = join(HERE, "../..");
+const DATA = join(ROOT, "bench/.data/bridge");
+const CALLS = Number(process.env.BENCH_CALLS ?? 200);
+const WARMUP = 20;
+const REPEATS = Number(process.env.BENCH_REPEATS ?? 5);
+const TOOLS = 1000;
+const TARGET_GZIP = 15 * 1024;
+
+const log = (line) => console.error(`[bridge] ${line}`);
+
+function chromiumPath() {
+  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    if (dir && existsSync(join(dir, "chromium"))) return join(dir, "chromium");
+  }
+  throw new Error("bench/bridge needs Chromium: apt-get install -y chromium, or set CHROMIUM_PATH.");
+}
+
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const median = (xs) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  );
+const fmt = (ms) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
+const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
+
+function summary(latencies) {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const mean = sorted.reduce((a, b) => a + b, 0) / sorted.length;
+  return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), mean, n: sorted.length };
+}
+
+/** bench/relay/echo-provider.mjs (`echo` over `ws`, paired as a sidecar) in its own process, once welcomed. */
+function startNodeProvider({ relayUrl, providerToken }) {
+  return new Promise((resolve, reject) => {
+    const output = [];
+    const proc = startProcess(
+      process.execPath,
+      [join(ROOT, "bench/relay/echo-provider.mjs"), JSON.stringify({ relayUrl, providerToken })],
+      {
+        cwd: ROOT,
+        onLine: (line, stream) => {
+          output.push(line);
+          if (stream === "stdout" && line.startsWith("{")) resolve(proc);
+        },
+      },
+    );
+    proc.exited.then((exit) =>
+      reject(new Error(`echo-provider exited (${exit.code}):\n${output.join("\n")}`)),
+    );
+  });
+}
+
+/** Runs in the page: `count` tools registered one way; resolves with the milliseconds it took. */
+async function registerInPage(page, how, count) {
+  return page.evaluate(
+    async ([how, count]) => {
+      const tool = (i) => ({
+        name: `bench_tool_${i}`,
+        description: `Bench tool number ${i}: echoes its text.`,
+        inputSchema: {
+          type: "object",
+          properties: { text: { type: "string", description: "What to echo" } },
+          required: ["text"],
+        },
+        annotations: { readOnlyHint: true },
+        execute: ({ text }) => text,
+      });
+      const tools = Array.from({ length: count }, (_, i) => tool(i));
+      const hub = window.webmcpHub;
+      const sent =
+        how === "paired"
+          ? new Promise((resolve) =>
+              hub.addEventListener("toolschange", function done() {
+                if (hub.toolCount >= Math.min(count, 256)) {
+                  hub.removeEventListener("toolschange", done);
+                  resolve();
+                }
+              }),
+            )
+          : null;
+      const t0 = performance.now();
+      if (how === "map") {
+        const map = new Map();
+        for (const t of tools) {
+          if (map.has(t.name)) throw new Error("duplicate");
+          map.set(t.name, t);
+        }
+      } else if (how === "seed" || how === "paired") {
+        for (const t of tools) navigator.modelContext.registerTool(t);
+        if (sent) await sent;
+      } else {
+        await Promise.all(tools.map((t) => document.modelContext.registerTool(t)));
+      }
+      return performance.now() - t0;
+    },
+    [how, count],
+  );
+}
+
+async function main() {
+  await mkdir(DATA, { recursive: true });
+  const when = new Date().toISOString().slice(0, 10);
+  const host = machine();
+
+  // 1. The bundle.
+  await buildBundles({ log: () => {} });
+  const bundle = readFileSync(join(ROOT, "web/assets/bridge.js"));
+  const gzip = gzipSync(bundle, { level: 9 }).byteLength;
+  log(`bridge.js: ${bundle.byteLength} bytes, ${gzip} gzipped`);
+
+  const persistTo = join(DATA, "state");
+  await rm(persistTo, { recursive: true, force: true });
+  const ports = new Set();
+  while (ports.size < 3) ports.add(await freePort());
+  const [port, demoPort, inspectorPort] = [...ports];
+  log("starting wrangler dev and the demo site…");
+  const stack = await startStack({ port, demoPort, inspectorPort, persistTo });
+  const browser = await chromium.launch({
+    executablePath: chromiumPath(),
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+  });
+  const cleanups = [() => browser.close(), () => stack.stop()];
+  try {
+    const hubUrl = stack.hub.url;
+    const demo = stack.demo.origin;
+
+    // 2. Registering 1,000 tools.
+    const registration = {};
+    const context = await browser.newContext();
+    for (const how of ["map", "seed", "current"]) {
+      registration[how] = [];
+      for (let r = 0; r < REPEATS; r++) {
+        const page = await context.newPage();
+        await page.goto(`${demo}/stamps.html`);
+        await page.waitForFunction(() => window.webmcpHub !== undefined);
+        await page.evaluate(() => navigator.modelContext.clearContext());
+        registration[how].push(await registerInPage(page, how, TOOLS));
+        await page.close();
+      }
+      log(`register ${TOOLS} (${how}): median ${fmt(median(registration[how]))} ms`);
+    }
+
+    // 3. Round trips: one channel, a paired tab and a Node provider, one agent.
+    const channel = await seedChannel({ hubUrl, name: "bridge bench" });
+    registration.paired = [];
+    const pairedContext = await browser.newContext();
+    /** A freshly loaded demo page, connected with the origin's stored pairing, without the page's own tools. */
+    const connectedPage = async () => {
+      const page = await pairedContext.newPage();
+      await page.goto(`${demo}/stamps.html`);
+      await page.waitForFunction(() => window.webmcpHub?.status === "connected");
+      await page.evaluate(() => navigator.modelContext.clearContext());
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the emptied set reaches the hub
+      return page;
+    };
+    const first = await pairedContext.newPage();
+    await first.goto(`${demo}/stamps.html`);
+    await first.waitForFunction(() => window.webmcpHub !== undefined);
+    await first.evaluate((code) => window.webmcpHub.pair(code), channel.pairingCode);
+    await first.close();
+    for (let r = 0; r < REPEATS; r++) {
+      const page = await connectedPage();
+      registration.paired.push(await registerInPage(page, "paired", TOOLS));
+      await page.close();
+    }
+    const tab = await connectedPage();
+    log(
+      `register ${TOOLS} in a paired tab, until the tools frame is sent: ${fmt(median(registration.paired))} ms`,
+    );
+    await tab.evaluate(() =>
+      document.modelContext.registerTool({
+        name: "echo_tab",
+        description: "Echoes its text (a Chromium tab).",
+        inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+        annotations: { readOnlyHint: true },
+        execute: ({ text }) => ({ content: [{ type: "text", text }] }),
+      }),
+    );
+    const code = await newPairingCode({ hubUrl, channelId: channel.channelId, ownerKey: channel.ownerKey });
+    const paired = await pairSidecar(hubUrl, code, "bench-node");
+    // In its own process, as in bench/relay, so it does not share the agent's event loop (the tab has its own).
+    const node = await startNodeProvider(paired);
+    cleanups.unshift(() => node.stop(3000));
+    await waitForTools(hubUrl, channel.channelId, channel.ownerKey, ["echo_tab", "echo"]);
+    const agent = await connectClient(channel.mcpCapabilityUrl, "bench-agent");
+    cleanups.unshift(() => agent.close());
+
+    const latencies = { echo_tab: [], echo: [] };
+    const once = async (name, i) => {
+      const text = `call ${i}`;
+      const t0 = performance.now();
+      const result = await agent.callTool({ name, arguments: { text } });
+      const ms = performance.now() - t0;
+      if (result.isError || result.content?.[0]?.text !== text)
+        throw new Error(`${name} answered ${JSON.stringify(result).slice(0, 300)}`);
+      return ms;
+    };
+    for (let i = 0; i < WARMUP; i++) for (const name of ["echo_tab", "echo"]) await once(name, i);
+    for (let i = 0; i < CALLS; i++) {
+      const order = i % 2 === 0 ? ["echo_tab", "echo"] : ["echo", "echo_tab"];
+      for (const name of order) latencies[name].push(await once(name, i));
+    }
+    const tabStats = summary(latencies.echo_tab);
+    const nodeStats = summary(latencies.echo);
+    log(`round trip p50: tab ${fmt(tabStats.p50)} ms, node ${fmt(nodeStats.p50)} ms`);
+
+    // Tables.
+    const sizeTable = table(
+      ["file", "raw", "gzip -9", "target", "verdict"],
+      [
+        [
+          "`/bridge.js`",
+          kib(bundle.byteLength),
+          `**${kib(gzip)}**`,
+          `≤ ${kib(TARGET_GZIP)}`,
+          gzip <= TARGET_GZIP ? "met" : "**MISSED**",
+        ],
+      ],
+    );
+    const floor = median(registration.map);
+    const regRow = (label, key) => {
+      const m = median(registration[key]);
+      const sorted = [...registration[key]].sort((a, b) => a - b);
+      return [
+        label,
+        fmt(m),
+        fmt(sorted[0]),
+        fmt(sorted.at(-1)),
+        `${(m / TOOLS).toFixed(3)}`,
+        `${(m / floor).toFixed(0)}×`,
+      ];
+    };
+    const regTable = table(
+      ["1,000 tools", "median ms", "min ms", "max ms", "ms / tool", "vs Map floor"],
+      [
+        regRow("peer: `Map.set` of the same objects (the floor)", "map"),
+        regRow("`navigator.modelContext.registerTool` (seed-era, sync)", "seed"),
+        regRow("`document.modelContext.registerTool` (today's draft, all promises settled)", "current"),
+        regRow("seed-era, in a paired tab, until the tools frame is sent (256 relayed)", "paired"),
+      ],
+    );
+    const rtTable = table(
+      ["provider", "p50 ms", "p95 ms", "mean ms", "calls"],
+      [
+        ["Chromium tab (the bridge)", fmt(tabStats.p50), fmt(tabStats.p95), fmt(tabStats.mean), tabStats.n],
+        ["Node provider (`ws`)", fmt(nodeStats.p50), fmt(nodeStats.p95), fmt(nodeStats.mean), nodeStats.n],
+        [
+          "**tab / Node**",
+          `**${(tabStats.p50 / nodeStats.p50).toFixed(2)}×**`,
+          `${(tabStats.p95 / nodeStats.p95).toFixed(2)}×`,
+          `${(tabStats.mean / nodeStats.mean).toFixed(2)}×`,
+          "",
+        ],
+      ],
+    );
+    const text = [
+      sizeTable,
+      "",
+      `Registering ${TOOLS.toLocaleString("en")} tools in a real Chromium page (headless, Debian's \`chromium\`), timed inside the page with \`performance.now()\`; each row is the median of ${REPEATS} runs, each in a freshly loaded demo page (\`/stamps.html\`, the bridge loaded). Each tool has a one-property object schema and \`readOnlyHint\`. The hub takes at most 256 tools from one tab, so the paired row relays the first 256.`,
+      "",
+      regTable,
+      "",
+      `One call's round trip, agent → hub → provider → agent: an MCP SDK client in Node on the channel's MCP URL (\`wrangler dev\`, local D1 and Durable Object), calling \`echo_tab\` (registered with \`document.modelContext\` in a paired Chromium tab) and \`echo\` (bench/relay/echo-provider.mjs: a Node \`ws\` provider paired as a sidecar, in its own process) on the same channel; both read-only (no approval dialog), both answer \`{content: [{type: "text", text}]}\`. ${CALLS} calls each, sequential, interleaved (the order alternates), after ${WARMUP} warm-ups each.`,
+      "",
+      rtTable,
+      "",
+      `- Bundle: **${kib(gzip)}** gzipped (target ≤ 15 KiB: ${gzip <= TARGET_GZIP ? "met" : "**MISSED**"}); one IIFE file, no imports.`,
+      `- Round trip through a tab against a Node provider, p50: **${(tabStats.p50 / nodeStats.p50).toFixed(2)}×** (${tabStats.p50 >= nodeStats.p50 ? "+" : "−"}${fmt(Math.abs(tabStats.p50 - nodeStats.p50))} ms): the hub, not the provider, is where a relayed call's time goes (bench/relay).`,
+      `- Registering 1,000 tools costs ${fmt(median(registration.seed))} ms (seed-era) and ${fmt(median(registration.current))} ms (today's API) in the page: ${(median(registration.seed) / TOOLS).toFixed(3)} ms a tool, checks included (name rules, JSON Schema, duplicates); the peer shows what holding them costs without any check.`,
+    ].join("\n");
+    console.log(`\n${text}\n`);
+    await writeResultsSection(join(ROOT, "bench/RESULTS.md"), "bridge", {
+      title: "bridge — /bridge.js size, registering 1,000 tools, a call's round trip through a real tab",
+      when,
+      machine: host,
+      command: "node bench/run.mjs bridge",
+      text,
+    });
+    log("bench/RESULTS.md updated (bridge section)");
+  } finally {
+    for (const cleanup of cleanups) await cleanup().catch(() => {});
+    await rm(persistTo, { recursive: true, force: true });
+  }
+}
+
+main().catch((e) => {
+  console.error(`bench/bridge failed: ${e instanceof Error ? e.stack : String(e)}`);
+  process.exit(1);
+});

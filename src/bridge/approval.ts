@@ -1,0 +1,131 @@
+// The approval dialog: before a tool that is not read-only runs for a remote agent, the user sees who asks
+// (the agent), where (this page's origin), what (the tool) and with which arguments, and approves, denies,
+// or always allows that tool on this channel. It is a modal <dialog> in the widget's shadow root; one at a
+// time, in the order the calls arrived. Untrusted text (agent label, arguments) is only ever textContent.
+
+export type ApprovalDecision = "approve" | "deny" | "always";
+
+export interface ApprovalRequest {
+  agent: string;
+  origin: string;
+  tool: string;
+  title?: string | undefined;
+  args: Record<string, unknown>;
+  /** Aborted when the call is cancelled or times out: the dialog closes and the promise rejects. */
+  signal: AbortSignal;
+}
+
+let queue: Promise<unknown> = Promise.resolve();
+
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  text?: string,
+  attrs: Record<string, string> = {},
+): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  if (text !== undefined) node.textContent = text;
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  return node;
+}
+
+/** Shows the dialog in `root` once the dialogs before it are answered; resolves with the user's choice. */
+export function askApproval(root: ShadowRoot, req: ApprovalRequest): Promise<ApprovalDecision> {
+  const answer = queue.then(() => show(root, req));
+  queue = answer.catch(() => {});
+  return answer;
+}
+
+function show(root: ShadowRoot, req: ApprovalRequest): Promise<ApprovalDecision> {
+  return new Promise((resolve, reject) => {
+    if (req.signal.aborted) return reject(req.signal.reason);
+    const id = `ap${Math.random().toString(36).slice(2)}`;
+    const dialog = el("dialog", undefined, {
+      class: "approval",
+      "aria-labelledby": `${id}t`,
+      "aria-describedby": `${id}d`,
+    });
+    const heading = el("h2", undefined, { id: `${id}t` });
+    heading.append("Allow ", el("b", req.agent), " to run ", el("b", req.title ?? req.tool), "?");
+    const detail = el("p", undefined, { id: `${id}d` });
+    detail.append(
+      "Your agent wants to run the tool ",
+      el("code", req.tool),
+      " on ",
+      el("b", req.origin),
+      ". It may change something here. Arguments:",
+    );
+    let args: string;
+    try {
+      args = JSON.stringify(req.args, null, 2);
+    } catch {
+      args = String(req.args);
+    }
+    const actions = el("div", undefined, { class: "actions" });
+    const button = (action: ApprovalDecision, label: string) =>
+      el("button", label, { type: "button", "data-action": action });
+    const deny = button("deny", "Deny");
+    deny.autofocus = true;
+    actions.append(deny, button("always", `Always allow ${req.tool}`), button("approve", "Approve"));
+    dialog.append(heading, detail, el("pre", args), actions);
+
+    const finish = (decision?: ApprovalDecision) => {
+      req.signal.removeEventListener("abort", onAbort);
+      dialog.close();
+      dialog.remove();
+      if (decision) resolve(decision);
+      else reject(req.signal.reason);
+    };
+    const onAbort = () => finish();
+    req.signal.addEventListener("abort", onAbort);
+    actions.addEventListener("click", (e) => {
+      const action = (e.target as Element).closest("[data-action]")?.getAttribute("data-action");
+      if (action) finish(action as ApprovalDecision);
+    });
+    // Escape cancels a modal dialog: that is a refusal.
+    dialog.addEventListener("cancel", (e) => {
+      e.preventDefault();
+      finish("deny");
+    });
+    root.append(dialog);
+    dialog.showModal();
+  });
+}
+
+/** Tools the user always allows on one channel, kept in localStorage under `key`. */
+export class AlwaysAllowed {
+  constructor(
+    private readonly storage: Storage | null,
+    private readonly key: string,
+  ) {}
+
+  private read(): string[] {
+    try {
+      const list: unknown = JSON.parse(this.storage?.getItem(this.key) ?? "[]");
+      return Array.isArray(list) ? list.filter((x): x is string => typeof x === "string") : [];
+    } catch {
+      return [];
+    }
+  }
+
+  has(tool: string): boolean {
+    return this.read().includes(tool);
+  }
+
+  add(tool: string): void {
+    const list = this.read();
+    if (!list.includes(tool)) list.push(tool);
+    try {
+      this.storage?.setItem(this.key, JSON.stringify(list));
+    } catch {
+      // Storage full or blocked: the choice lasts for this call only.
+    }
+  }
+
+  clear(): void {
+    try {
+      this.storage?.removeItem(this.key);
+    } catch {
+      // blocked storage: nothing was kept
+    }
+  }
+}

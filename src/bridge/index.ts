@@ -1,0 +1,56 @@
+// /bridge.js: what a site adds to its pages with one script tag. Installs WebMCP (both API generations, one
+// registry; install.ts), connects the registry's tools to the user's channel on the hub this script was
+// loaded from (relay-client.ts), defines <webmcp-hub-widget>, and exposes window.webmcpHub:
+// pair(code) → Promise<{channelId}>, disconnect(), status ("unpaired" | "connecting" | "connected") and a
+// `statuschange` event. Only in secure contexts, and only once per page.
+import { askApproval } from "./approval.js";
+import { installWebMcp } from "./install.js";
+import { registry } from "./registry.js";
+import { RelayClient } from "./relay-client.js";
+import { defineWidget, widgetRoot } from "./widget.js";
+
+declare global {
+  interface Window {
+    webmcpHub?: RelayClient;
+  }
+}
+
+/** The hub is where this script came from: `<script src="https://HUB/bridge.js">`. */
+function hubOrigin(): string {
+  const own = document.currentScript as HTMLScriptElement | null;
+  const src = own?.src || [...document.scripts].find((s) => /\/bridge\.js([?#]|$)/.test(s.src))?.src;
+  return new URL(src || location.href).origin;
+}
+
+function storage(): Storage | null {
+  try {
+    return window.localStorage;
+  } catch {
+    return null; // opaque origins and some privacy settings forbid it
+  }
+}
+
+if (!window.isSecureContext) {
+  console.warn(
+    "webmcp-hub: WebMCP needs a secure context (https or localhost); the bridge is not installed.",
+  );
+} else if (!window.webmcpHub) {
+  installWebMcp();
+  const hub = new RelayClient({
+    hubOrigin: hubOrigin(),
+    registry,
+    storage: storage(),
+    approve: (request) => askApproval(widgetRoot(), request),
+  });
+  window.webmcpHub = hub;
+  defineWidget(hub);
+  addEventListener("pagehide", () => hub.pageHidden());
+  addEventListener("pageshow", (e) => e.persisted && hub.pageShown());
+  addEventListener("focus", () => hub.pageActive());
+  addEventListener("storage", (e) => hub.storageChanged(e.key));
+  document.addEventListener(
+    "visibilitychange",
+    () => document.visibilityState === "visible" && hub.pageActive(),
+  );
+  hub.start();
+}

@@ -1,0 +1,84 @@
+// Turns whatever a page's tool returns (or throws) into the MCP CallToolResult the relay carries. The hub
+// re-validates every result frame with zod and refuses the whole frame when one block is malformed, which
+// would leave the agent waiting for its timeout; so blocks are checked here, by hand (no zod in the bridge).
+import type { CallToolResult } from "../protocol/results.js";
+
+/** The largest result a frame can carry, leaving room for the frame's own fields (LIMITS.frameBytes is 1 MiB). */
+export const MAX_RESULT_BYTES = 1024 * 1024 - 4096;
+
+export function errorResult(text: string): CallToolResult {
+  return { isError: true, content: [{ type: "text", text }] };
+}
+
+/** The message of anything thrown: an Error's message, a string, or its JSON. */
+export function messageOf(thrown: unknown): string {
+  if (thrown instanceof Error || thrown instanceof DOMException) return thrown.message || thrown.name;
+  if (typeof thrown === "string") return thrown;
+  return safeJson(thrown) ?? String(thrown);
+}
+
+function safeJson(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+const str = (v: unknown): v is string => typeof v === "string";
+
+/** Why a content block would be refused by the hub, or "" when it is well formed. */
+function blockProblem(block: unknown): string {
+  if (!isRecord(block)) return "a content block is not an object";
+  switch (block.type) {
+    case "text":
+      return str(block.text) ? "" : "a text block needs a string `text`";
+    case "image":
+    case "audio":
+      return str(block.data) && str(block.mimeType)
+        ? ""
+        : `an ${block.type} block needs base64 \`data\` and a \`mimeType\``;
+    case "resource":
+      return isRecord(block.resource) && str(block.resource.uri)
+        ? ""
+        : "a resource block needs `resource.uri` and its text or blob";
+    case "resource_link":
+      return str(block.uri) && str(block.name) ? "" : "a resource_link block needs `uri` and `name`";
+    default:
+      return `unknown content type ${JSON.stringify(block.type)}`;
+  }
+}
+
+/**
+ * A tool's return value as a CallToolResult: a string becomes text content; an object with a `content`
+ * array passes through; any other value becomes its JSON as text, plus `structuredContent` when it is a
+ * plain object. Results that would break the frame become `isError` results that say why.
+ */
+export function toCallToolResult(value: unknown): CallToolResult {
+  let result: CallToolResult;
+  if (typeof value === "string") {
+    result = { content: [{ type: "text", text: value }] };
+  } else if (isRecord(value) && Array.isArray(value.content)) {
+    const problem = value.content.map(blockProblem).find(Boolean);
+    if (problem) return errorResult(`The tool returned an invalid MCP result: ${problem}.`);
+    if (value.structuredContent !== undefined && !isRecord(value.structuredContent))
+      return errorResult("The tool returned an invalid MCP result: structuredContent must be an object.");
+    result = value as CallToolResult;
+  } else if (value === undefined) {
+    result = { content: [] };
+  } else {
+    const text = safeJson(value);
+    if (text === undefined) return errorResult("The tool returned a value that cannot be turned into JSON.");
+    result = { content: [{ type: "text", text }] };
+    if (isRecord(value)) result.structuredContent = JSON.parse(text) as Record<string, unknown>;
+  }
+  const size = safeJson(result);
+  if (size === undefined) return errorResult("The tool returned a value that cannot be turned into JSON.");
+  if (new TextEncoder().encode(size).byteLength > MAX_RESULT_BYTES)
+    return errorResult(
+      `The tool's result is larger than ${MAX_RESULT_BYTES} bytes, the most a relay frame carries.`,
+    );
+  return result;
+}
