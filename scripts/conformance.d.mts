@@ -19,7 +19,8 @@ export interface ScenarioResult {
   reason?: string;
 }
 
-export function nodeForConformance(): string;
+export const CONFORMANCE_NODE_VERSION: string;
+export function nodeForConformance(): Promise<string>;
 export function listServerScenarios(): Promise<string[]>;
 export function loadExpectedFailures(listed: string[], file?: string): Promise<Map<string, string>>;
 /** Runs the script; resolves with its exit code (0: every required scenario passes, no surprises). */

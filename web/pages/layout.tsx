@@ -1,28 +1,99 @@
-// The page shell shared by every dashboard page: head, header navigation, main, footer.
+// The page shell shared by every dashboard page: head, skip link, header navigation, main, footer.
+// Pages render complete without JavaScript; `scripts` names the small modules under /assets/ that add
+// the live parts (every page gets common.js: copy buttons, tabs, the theme switch).
+import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
 
-export function Layout(props: { title: string; children: Child }) {
+export type Section = "tools" | "publish" | "channels" | "docs";
+
+const NAV: Array<[Section, string, string]> = [
+  ["tools", "/", "Tools"],
+  ["publish", "/publish", "Publish"],
+  ["channels", "/channels", "Channels"],
+  ["docs", "/docs", "Docs"],
+];
+
+// Applies a theme chosen earlier before the first paint (no flash); the default follows the system.
+const THEME_BOOT =
+  'try{var t=localStorage.getItem("webmcp-hub:theme");if(t==="light"||t==="dark")document.documentElement.dataset.theme=t}catch(e){}';
+
+const ICON =
+  "data:image/svg+xml," +
+  encodeURIComponent(
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><path d="M8 1l7 7-7 7-7-7z" fill="#0550ae"/></svg>',
+  );
+
+export function Layout(props: {
+  title: string;
+  description?: string;
+  section?: Section;
+  scripts?: string[];
+  wide?: boolean;
+  children: Child;
+}) {
+  const scripts = ["common", ...(props.scripts ?? [])];
   return (
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{props.title} · webmcp-hub</title>
-        <link rel="stylesheet" href="/assets/app.css" />
-      </head>
-      <body>
-        <header class="top">
-          <a class="brand" href="/">
-            webmcp-hub
+    <>
+      {raw("<!doctype html>")}
+      <html lang="en">
+        <head>
+          <meta charset="utf-8" />
+          <meta name="viewport" content="width=device-width, initial-scale=1" />
+          <title>{`${props.title} · webmcp-hub`}</title>
+          {props.description ? <meta name="description" content={props.description} /> : null}
+          <meta name="color-scheme" content="light dark" />
+          <link rel="icon" href={ICON} />
+          <link rel="stylesheet" href="/assets/app.css" />
+          <script dangerouslySetInnerHTML={{ __html: THEME_BOOT }} />
+          {scripts.map((s) => (
+            <script type="module" src={`/assets/${s}.js`} />
+          ))}
+        </head>
+        <body>
+          <a class="skip" href="#main">
+            Skip to content
           </a>
-          <nav aria-label="Main">
-            <a href="/">Tools</a>
-            <a href="/schema/manifest.json">Manifest schema</a>
-          </nav>
-        </header>
-        <main id="main">{props.children}</main>
-        <footer class="foot">WebMCP tools, registered by their sites, callable by your agents.</footer>
-      </body>
-    </html>
+          <header class="top">
+            <div class="bar">
+              <a class="brand" href="/">
+                <span aria-hidden="true" class="logo">
+                  ◆
+                </span>{" "}
+                webmcp-hub
+              </a>
+              <nav aria-label="Main">
+                <ul>
+                  {NAV.map(([key, href, label]) => (
+                    <li>
+                      <a href={href} aria-current={props.section === key ? "page" : undefined}>
+                        {label}
+                      </a>
+                    </li>
+                  ))}
+                </ul>
+              </nav>
+              <button
+                type="button"
+                class="btn small theme"
+                id="theme"
+                hidden
+                aria-label="Color theme: system"
+              >
+                Theme: system
+              </button>
+            </div>
+          </header>
+          <main id="main" tabindex={-1} class={props.wide ? "wide" : undefined}>
+            {props.children}
+          </main>
+          <footer class="foot">
+            <p>
+              WebMCP tools, published by the sites that run them, called by your agents in your own tabs.{" "}
+              <a href="/docs">How it works</a> · <a href="/schema/manifest.json">Manifest schema</a>
+            </p>
+          </footer>
+        </body>
+      </html>
+    </>
   );
 }

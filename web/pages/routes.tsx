@@ -1,150 +1,208 @@
-// Server-rendered pages of the marketplace: home/search and a site's page. Work without JavaScript.
+// Server-rendered dashboard pages. Routes are thin: parse the request, call the registry's functions,
+// render a page component. Every page works without JavaScript; client modules in /assets add live parts.
 import { Hono } from "hono";
-import { ToolSearchParamsSchema } from "../../src/protocol/index.js";
-import type { AppEnv } from "../../src/worker/http/context.js";
+import type { Child } from "hono/jsx";
+import { EXPORT_FORMATS, ToolSearchParamsSchema } from "../../src/protocol/index.js";
+import type { AppContext, AppEnv } from "../../src/worker/http/context.js";
 import { HubError } from "../../src/worker/http/errors.js";
-import { registryCounts, searchTools, siteTools, type ToolView } from "../../src/worker/registry/search.js";
-import { getVerifiedSite, listSites } from "../../src/worker/registry/sites.js";
+import { exportTools } from "../../src/worker/registry/export.js";
+import { getManifestVersion, listManifestVersions } from "../../src/worker/registry/manifests.js";
+import { normalizeHost } from "../../src/worker/registry/origins.js";
+import { ftsQuery, searchTools, siteTools } from "../../src/worker/registry/search.js";
+import { getVerifiedSite, listSites, siteView } from "../../src/worker/registry/sites.js";
+import { ChannelConsolePage, ChannelsPage } from "./channels.js";
+import { sitePath } from "./components.js";
+import { browseTools, cachedCounts, toolPageData } from "./data.js";
+import { diffLines, toolChanges } from "./diff.js";
+import { DocsPage } from "./docs.js";
+import { HomePage } from "./home.js";
 import { Layout } from "./layout.js";
+import { PublishPage } from "./publish.js";
+import { SitePage, type SiteDiff } from "./site.js";
+import { ToolPage } from "./tool.js";
 
 export const pageRoutes = new Hono<AppEnv>();
 
-function ToolCard({ tool }: { tool: ToolView }) {
+const hubOrigin = (c: AppContext) => new URL(c.req.url).origin;
+
+function NotFound(props: { title: string; children: Child }) {
   return (
-    <li class="card">
-      <h3>
-        <a href={`/sites/${encodeURIComponent(tool.site)}#tool-${tool.name}`}>{tool.title ?? tool.name}</a>
-      </h3>
-      <p class="meta">
-        <code>{tool.name}</code> · <a href={`/sites/${encodeURIComponent(tool.site)}`}>{tool.site}</a>{" "}
-        <span class="badge verified" title="The site proved it controls this origin">
-          verified
-        </span>{" "}
-        {tool.readOnly ? <span class="badge ro">read-only</span> : <span class="badge rw">changes data</span>}
-      </p>
-      <p>{tool.description}</p>
-    </li>
+    <Layout title={props.title}>
+      <header class="page-head">
+        <h1>{props.title}</h1>
+      </header>
+      <div class="empty">{props.children}</div>
+    </Layout>
   );
 }
 
+/** The query string without empty values (an empty filter field means "no filter"). */
+function filledQuery(c: AppContext): Record<string, string> {
+  return Object.fromEntries(Object.entries(c.req.query()).filter(([, v]) => v.trim() !== ""));
+}
+
 pageRoutes.get("/", async (c) => {
-  const parsed = ToolSearchParamsSchema.safeParse(c.req.query());
-  const params = parsed.success ? parsed.data : { limit: 20 };
+  const raw = filledQuery(c);
+  const parsed = ToolSearchParamsSchema.safeParse(raw);
   let error: string | undefined;
-  let result: Awaited<ReturnType<typeof searchTools>> = { tools: [], nextCursor: null };
-  try {
-    result = await searchTools(c.var.db, params);
-  } catch (e) {
-    if (!(e instanceof HubError)) throw e;
-    error = e.message;
+  let params = parsed.success ? parsed.data : ToolSearchParamsSchema.parse({});
+  if (!parsed.success) {
+    error = `Some search options were not understood (${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}); showing all tools.`;
   }
-  const [counts, recent] = await Promise.all([
-    registryCounts(c.var.db),
-    listSites(c.var.db, { sort: "recent", limit: 5 }),
-  ]);
-  const q = "q" in params ? (params.q ?? "") : "";
-  const next = new URLSearchParams({
-    ...(q ? { q } : {}),
-    ...(result.nextCursor ? { cursor: result.nextCursor } : {}),
+  // A pasted URL or origin in the site filter means its host.
+  const site = params.site
+    ? normalizeHost(params.site.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").replace(/\/.*$/, ""))
+    : undefined;
+  params = { ...params, site };
+  const page = Math.max(1, Math.min(10_000, Number.parseInt(raw.page ?? "1", 10) || 1));
+  const db = c.var.db;
+  // The ranked search of GET /api/tools; without words to match, the same listing through a faster plan.
+  const find = ftsQuery(params.q ?? "") === undefined ? browseTools : searchTools;
+  const search = find(db, params).catch((e: unknown) => {
+    if (!(e instanceof HubError)) throw e;
+    error =
+      e.code === "invalid_cursor"
+        ? "This results page has expired or belongs to another search; showing the first page."
+        : e.message;
+    return find(db, { ...params, cursor: undefined });
   });
+  // The home page shows the registry's counts and the recently published sites; a search shows results.
+  const searching = Boolean(params.q || params.site || params.readOnly !== undefined || params.cursor);
+  const [result, recent] = await Promise.all([
+    search,
+    searching ? null : listSites(db, { sort: "recent", limit: 5 }),
+  ]);
+  // The newest verified site changes whenever the counts can: it keys the counts' cache.
+  const newest = recent?.sites[0];
+  const counts = recent
+    ? await cachedCounts(db, newest ? `${newest.updatedAt} ${newest.host}` : "", c.var.now)
+    : null;
   return c.html(
-    <Layout title={q ? `“${q}”` : "WebMCP tools"}>
-      <section class="hero">
-        <h1>Find tools websites offer to AI agents</h1>
-        <p>
-          {counts.sites} verified site{counts.sites === 1 ? "" : "s"}, {counts.tools} tool
-          {counts.tools === 1 ? "" : "s"}.
-        </p>
-        <form role="search" action="/" method="get">
-          <label for="q">Search tools</label>
-          <input id="q" name="q" type="search" value={q} placeholder="e.g. add stamp, buy product" />
-          <button type="submit">Search</button>
-        </form>
-      </section>
-      {error ? (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      ) : null}
-      <section aria-label="Results">
-        {result.tools.length === 0 ? (
-          <p class="empty">
-            {q ? "No tools match these words. Try fewer or different ones." : "No tools are published yet."}
-          </p>
-        ) : (
-          <ul class="cards">
-            {result.tools.map((t) => (
-              <ToolCard tool={t} />
-            ))}
-          </ul>
-        )}
-        {result.nextCursor ? (
-          <a class="next" href={`/?${next.toString()}`}>
-            Next page →
-          </a>
-        ) : null}
-      </section>
-      <section aria-label="Recently published">
-        <h2>Recently published</h2>
-        <ul>
-          {recent.sites.map((s) => (
-            <li>
-              <a href={`/sites/${encodeURIComponent(s.host)}`}>{s.name ?? s.host}</a> — {s.toolCount} tools
-            </li>
-          ))}
-        </ul>
-      </section>
-    </Layout>,
+    <HomePage
+      q={params.q ?? ""}
+      site={site ?? ""}
+      readOnly={params.readOnly}
+      limit={params.limit}
+      page={params.cursor && !error ? page : 1}
+      tools={result.tools}
+      nextCursor={result.nextCursor}
+      counts={counts}
+      recent={recent?.sites ?? null}
+      error={error}
+      now={c.var.now}
+    />,
   );
 });
 
-pageRoutes.get("/sites/:host", async (c) => {
-  let site;
+async function verifiedSiteOrNull(c: AppContext, host: string) {
   try {
-    site = await getVerifiedSite(c.var.db, c.req.param("host"));
+    return await getVerifiedSite(c.var.db, host);
   } catch (e) {
-    if (e instanceof HubError && e.code === "site_not_found") {
-      return c.html(
-        <Layout title="Not found">
-          <h1>No such site</h1>
-          <p>{e.message}</p>
-        </Layout>,
-        404,
-      );
-    }
+    if (e instanceof HubError && e.code === "site_not_found") return null;
     throw e;
   }
-  const tools = await siteTools(c.var.db, site.host);
+}
+
+function siteNotFound(c: AppContext, host: string) {
   return c.html(
-    <Layout title={site.name ?? site.host}>
-      <h1>{site.name ?? site.host}</h1>
-      <p class="meta">
-        <a href={site.origin}>{site.origin}</a>{" "}
-        <span class="badge verified">verified by {site.verificationMethod}</span> · manifest v
-        {site.currentVersion ?? "—"}
+    <NotFound title="No such site">
+      <p>
+        No verified site <code>{host}</code> is listed. It may not have finished verification yet.
       </p>
-      {site.description ? <p>{site.description}</p> : null}
-      <h2>Tools</h2>
-      <ul class="cards">
-        {tools.map((t) => (
-          <li class="card" id={`tool-${t.name}`}>
-            <h3>{t.title ?? t.name}</h3>
-            <p class="meta">
-              <code>{t.name}</code>{" "}
-              {t.readOnly ? (
-                <span class="badge ro">read-only</span>
-              ) : (
-                <span class="badge rw">changes data</span>
-              )}
-            </p>
-            <p>{t.description}</p>
-            <details>
-              <summary>Input schema</summary>
-              <pre>{JSON.stringify(t.inputSchema, null, 2)}</pre>
-            </details>
-          </li>
-        ))}
-      </ul>
-    </Layout>,
+      <p>
+        <a href={`/?site=${encodeURIComponent(host)}`}>Search its tools</a> · <a href="/">Browse all tools</a>{" "}
+        · <a href="/publish">Publish your site</a>
+      </p>
+    </NotFound>,
+    404,
+  );
+}
+
+const versionParam = (v: string | undefined) => {
+  const n = Number(v);
+  return Number.isInteger(n) && n >= 1 ? n : undefined;
+};
+
+pageRoutes.get("/sites/:host", async (c) => {
+  const host = normalizeHost(c.req.param("host"));
+  const site = await verifiedSiteOrNull(c, host);
+  if (!site) return siteNotFound(c, host);
+  const db = c.var.db;
+  const shownVersion = versionParam(c.req.query("v"));
+  const from = versionParam(c.req.query("from"));
+  const to = versionParam(c.req.query("to"));
+  const missing = (e: unknown) => {
+    if (e instanceof HubError && e.code === "not_found") return null;
+    throw e;
+  };
+  const [tools, versions, shown, fromV, toV] = await Promise.all([
+    siteTools(db, site.host),
+    listManifestVersions(db, site),
+    site.currentVersion === null ? null : getManifestVersion(db, site, shownVersion).catch(missing),
+    from && to ? getManifestVersion(db, site, from).catch(missing) : null,
+    from && to ? getManifestVersion(db, site, to).catch(missing) : null,
+  ]);
+  let diff: SiteDiff | null = null;
+  let diffError: string | undefined;
+  if (from && to) {
+    if (!fromV || !toV) diffError = `There is no version ${!fromV ? from : to} of this manifest.`;
+    else {
+      diff = {
+        from,
+        to,
+        lines: diffLines(
+          JSON.stringify(fromV.manifest, null, 2).split("\n"),
+          JSON.stringify(toV.manifest, null, 2).split("\n"),
+        ),
+        changes: toolChanges(fromV.manifest, toV.manifest),
+      };
+    }
+  }
+  return c.html(
+    <SitePage
+      site={siteView(site)}
+      tools={tools}
+      versions={versions}
+      shown={shown}
+      diff={diff}
+      diffError={diffError}
+      now={c.var.now}
+    />,
   );
 });
+
+pageRoutes.get("/sites/:host/tools/:name", async (c) => {
+  const host = normalizeHost(c.req.param("host"));
+  const name = c.req.param("name");
+  const { site, tool, pages } = await toolPageData(c.var.db, host, name);
+  if (!site) return siteNotFound(c, host);
+  if (!tool) {
+    return c.html(
+      <NotFound title="No such tool">
+        <p>
+          <code>{site.host}</code> has no tool named <code>{name}</code> in its current manifest.
+        </p>
+        <p>
+          <a href={sitePath(site.host)}>See the tools of {site.name ?? site.host}</a> ·{" "}
+          <a href={`/?q=${encodeURIComponent(name)}`}>Search for “{name}”</a>
+        </p>
+      </NotFound>,
+      404,
+    );
+  }
+  return c.html(
+    <ToolPage
+      site={siteView(site)}
+      tool={tool}
+      pages={pages}
+      exports={EXPORT_FORMATS.map((f) => exportTools(f, site, [tool]))}
+    />,
+  );
+});
+
+pageRoutes.get("/publish", (c) => c.html(<PublishPage hub={hubOrigin(c)} />));
+pageRoutes.get("/channels", (c) => c.html(<ChannelsPage />));
+pageRoutes.get("/channels/:id", (c) =>
+  c.html(<ChannelConsolePage id={c.req.param("id")} hub={hubOrigin(c)} />),
+);
+pageRoutes.get("/docs", (c) => c.html(<DocsPage hub={hubOrigin(c)} />));

@@ -1,0 +1,431 @@
+// A Node relay provider (kind "sidecar", over `ws`) that serves the MCP conformance suite's fixture tools
+// through a channel, so `scripts/conformance.mjs` can run the official suite against the channel's MCP
+// endpoint; `connectRelayProvider` is the plain provider, which bench/relay also uses for its echo tool.
+// Plain .mjs so scripts and benches run it with Node 20 and no build step. The frames are those of
+// src/protocol/frames.ts (ARCHITECTURE.md "Relay frames"); every hub frame is checked here before use.
+import WebSocket from "ws";
+
+export const RELAY_SUBPROTOCOL = "webmcp-hub.v1";
+const VERSION = "conformance-0.1";
+
+/** 1×1 red PNG (RGB, 8 bit). */
+export const RED_PIXEL_PNG =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
+/** A 1 ms WAV: RIFF PCM, 8 kHz, mono, 8 bit, eight samples of silence. */
+export const SILENT_WAV = "UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQgAAACAgICAgICAgA==";
+
+const NO_ARGUMENTS = { type: "object", properties: {}, additionalProperties: false };
+const READ_ONLY = { readOnlyHint: true };
+
+function fixture(name, description) {
+  return { name, description, inputSchema: NO_ARGUMENTS, annotations: READ_ONLY };
+}
+
+const text = (value) => ({ content: [{ type: "text", text: value }] });
+
+/** The tools the conformance scenarios call, described as each scenario's description says. */
+export const CONFORMANCE_TOOLS = [
+  fixture("test_simple_text", "Returns one text block (conformance: tools-call-simple-text)."),
+  fixture("test_image_content", "Returns a 1x1 red PNG as image content (conformance: tools-call-image)."),
+  fixture("test_audio_content", "Returns a tiny WAV as audio content (conformance: tools-call-audio)."),
+  fixture(
+    "test_embedded_resource",
+    "Returns an embedded text resource (conformance: tools-call-embedded-resource).",
+  ),
+  fixture(
+    "test_multiple_content_types",
+    "Returns text, an image and an embedded resource (conformance: tools-call-mixed-content).",
+  ),
+  fixture("test_error_handling", "Always fails with an isError result (conformance: tools-call-error)."),
+  fixture(
+    "test_tool_with_progress",
+    "Reports progress 0, 50 and 100 of 100, 50 ms apart (conformance: tools-call-with-progress).",
+  ),
+  fixture(
+    "test_tool_with_logging",
+    "Sends three info log messages 50 ms apart while it runs (conformance: tools-call-with-logging).",
+  ),
+  {
+    name: "json_schema_2020_12_tool",
+    description: "Tool with JSON Schema 2020-12 features",
+    inputSchema: {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      $defs: {
+        address: {
+          type: "object",
+          properties: { street: { type: "string" }, city: { type: "string" } },
+        },
+      },
+      properties: { name: { type: "string" }, address: { $ref: "#/$defs/address" } },
+      additionalProperties: false,
+    },
+    annotations: READ_ONLY,
+  },
+];
+
+/** Waits `ms`, or rejects with the signal's reason once the call is cancelled. */
+function pause(ms, signal) {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * Handlers by tool name: `(args, call) => CallToolResult`, where `call` has `signal`,
+ * `progress(progress, total?, message?)` and `log(level, data, logger?)`. `stepMs` is the gap between
+ * progress and log steps (the scenarios ask for ~50 ms).
+ */
+export function conformanceHandlers({ stepMs = 50 } = {}) {
+  return {
+    test_simple_text: () => text("This is a simple text response for testing."),
+    test_image_content: () => ({ content: [{ type: "image", data: RED_PIXEL_PNG, mimeType: "image/png" }] }),
+    test_audio_content: () => ({ content: [{ type: "audio", data: SILENT_WAV, mimeType: "audio/wav" }] }),
+    test_embedded_resource: () => ({
+      content: [
+        {
+          type: "resource",
+          resource: {
+            uri: "test://embedded-resource",
+            mimeType: "text/plain",
+            text: "This is an embedded resource content.",
+          },
+        },
+      ],
+    }),
+    test_multiple_content_types: () => ({
+      content: [
+        { type: "text", text: "Multiple content types test:" },
+        { type: "image", data: RED_PIXEL_PNG, mimeType: "image/png" },
+        {
+          type: "resource",
+          resource: {
+            uri: "test://mixed-content-resource",
+            mimeType: "application/json",
+            text: JSON.stringify({ test: "data", value: 123 }),
+          },
+        },
+      ],
+    }),
+    test_error_handling: () => ({
+      isError: true,
+      content: [{ type: "text", text: "This tool intentionally returns an error for testing" }],
+    }),
+    test_tool_with_progress: async (_args, call) => {
+      call.progress(0, 100);
+      await pause(stepMs, call.signal);
+      call.progress(50, 100);
+      await pause(stepMs, call.signal);
+      call.progress(100, 100);
+      return text("Progress test completed: reported 0, 50 and 100 of 100.");
+    },
+    test_tool_with_logging: async (_args, call) => {
+      call.log("info", "Tool execution started");
+      await pause(stepMs, call.signal);
+      call.log("info", "Tool processing data");
+      await pause(stepMs, call.signal);
+      call.log("info", "Tool execution completed");
+      return text("Logging test completed: sent three info messages.");
+    },
+    json_schema_2020_12_tool: (args) => text(`Received ${JSON.stringify(args)}`),
+  };
+}
+
+/** An HTTP error from the hub's REST API, with its `{error: {code, message}}` when it sent one. */
+export class HubApiError extends Error {
+  constructor(what, status, body) {
+    const detail = body?.error ? `${body.error.code}: ${body.error.message}` : JSON.stringify(body);
+    super(`${what} failed with HTTP ${status} (${detail})`);
+    this.name = "HubApiError";
+    this.status = status;
+    this.body = body;
+  }
+}
+
+async function postJson(url, body, what) {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const json = await res.json().catch(() => null);
+  if (!res.ok) throw new HubApiError(what, res.status, json);
+  return json;
+}
+
+/** `POST /api/channels {name}` → `{channel:{id}, ownerKey, agentToken, mcpUrl, mcpCapabilityUrl, pairingCode}`. */
+export function createChannel(hubUrl, name) {
+  return postJson(`${hubUrl}/api/channels`, { name }, "Creating a channel");
+}
+
+/** `POST /api/pair {code, kind: "sidecar", label}` → `{channelId, providerToken, relayUrl}`. */
+export function pairSidecar(hubUrl, code, label) {
+  return postJson(`${hubUrl}/api/pair`, { code, kind: "sidecar", label }, "Pairing");
+}
+
+/** The channel as its owner sees it (`GET /api/channels/:id`): live providers and exposed tools. */
+export async function channelSnapshot(hubUrl, channelId, ownerKey) {
+  const res = await fetch(`${hubUrl}/api/channels/${channelId}`, {
+    headers: { authorization: `Bearer ${ownerKey}` },
+  });
+  const json = await res.json().catch(() => null);
+  if (!res.ok) throw new HubApiError("Reading the channel", res.status, json);
+  return json;
+}
+
+/** Resolves once every name in `names` is among the channel's exposed tools (the hub has taken the list). */
+export async function waitForTools(hubUrl, channelId, ownerKey, names, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  let seen = [];
+  for (;;) {
+    const snapshot = await channelSnapshot(hubUrl, channelId, ownerKey);
+    seen = (snapshot.tools ?? []).map((t) => t.name);
+    if (names.every((n) => seen.includes(n))) return snapshot;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `The channel did not list ${names.filter((n) => !seen.includes(n)).join(", ")} within ${timeoutMs} ms (it lists: ${seen.join(", ") || "nothing"}).`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const LEVELS = new Set(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]);
+
+/** Narrows one hub frame (JSON text) to what this provider acts on, or says why it is not one. */
+export function parseHubFrame(data) {
+  let frame;
+  try {
+    frame = JSON.parse(String(data));
+  } catch {
+    return { error: "not JSON" };
+  }
+  if (typeof frame !== "object" || frame === null) return { error: "not an object" };
+  const str = (v) => typeof v === "string" && v.length > 0;
+  switch (frame.type) {
+    case "welcome":
+      return str(frame.providerId) && str(frame.channelId) ? { frame } : { error: "welcome without ids" };
+    case "call":
+      return str(frame.id) &&
+        str(frame.name) &&
+        typeof frame.arguments === "object" &&
+        frame.arguments !== null &&
+        Number.isInteger(frame.timeoutMs)
+        ? { frame }
+        : { error: "call without id, name, arguments or timeoutMs" };
+    case "cancel":
+      return str(frame.id) ? { frame } : { error: "cancel without id" };
+    case "error":
+      return { frame };
+    default:
+      return { error: `unknown frame type ${JSON.stringify(frame.type)}` };
+  }
+}
+
+/**
+ * Connects to `relayUrl` with the provider token, waits for `welcome`, sends `hello` and `tools`, and
+ * answers `call` frames with `handlers[name](args, call)`. A handler that throws becomes an isError
+ * result; a `cancel` frame aborts the call's signal (and no result is sent). Resolves with
+ * `{ providerId, channelId, socket, errors, inFlight, closed, close() }` once welcomed.
+ */
+export function connectRelayProvider({
+  relayUrl,
+  providerToken,
+  label,
+  tools,
+  handlers,
+  version = VERSION,
+  onHubError = () => {},
+  connectTimeoutMs = 10_000,
+  errors = [],
+}) {
+  const socket = new WebSocket(relayUrl, [RELAY_SUBPROTOCOL, providerToken], {
+    perMessageDeflate: false,
+  });
+  const send = (frame) => {
+    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(frame));
+  };
+  const inFlight = new Map();
+  let resolveClosed;
+  const closed = new Promise((r) => (resolveClosed = r));
+
+  async function run(call) {
+    const controller = new AbortController();
+    inFlight.set(call.id, controller);
+    const context = {
+      id: call.id,
+      signal: controller.signal,
+      progress: (progress, total, message) =>
+        send({
+          type: "progress",
+          id: call.id,
+          progress,
+          ...(total !== undefined ? { total } : {}),
+          ...(message ? { message } : {}),
+        }),
+      log: (level, data, logger) => {
+        if (!LEVELS.has(level)) throw new Error(`unknown log level ${level}`);
+        send({ type: "log", id: call.id, level, ...(logger ? { logger } : {}), data });
+      },
+    };
+    let result;
+    try {
+      const handler = handlers[call.name];
+      result = handler
+        ? await handler(call.arguments, context)
+        : {
+            isError: true,
+            content: [{ type: "text", text: `This provider has no tool named ${call.name}.` }],
+          };
+    } catch (e) {
+      if (controller.signal.aborted) return; // cancelled: the hub has already answered the agent
+      result = {
+        isError: true,
+        content: [{ type: "text", text: e instanceof Error ? e.message : String(e) }],
+      };
+    } finally {
+      inFlight.delete(call.id);
+    }
+    if (!controller.signal.aborted) send({ type: "result", id: call.id, result });
+  }
+
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      socket.terminate();
+      reject(new Error(`No welcome frame from ${relayUrl} within ${connectTimeoutMs} ms.`));
+    }, connectTimeoutMs);
+    socket.on("unexpected-response", (_req, res) => {
+      clearTimeout(timer);
+      let body = "";
+      res.on("data", (c) => (body += c));
+      res.on("end", () =>
+        reject(
+          new Error(`The relay refused the WebSocket upgrade: HTTP ${res.statusCode} ${body.slice(0, 300)}`),
+        ),
+      );
+    });
+    socket.on("error", (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    socket.on("close", (code, reason) => {
+      clearTimeout(timer);
+      for (const controller of inFlight.values()) controller.abort(new Error("socket closed"));
+      resolveClosed({ code, reason: String(reason) });
+      reject(new Error(`The relay closed the socket before welcoming (${code} ${reason}).`));
+    });
+    socket.on("message", (data, isBinary) => {
+      if (isBinary) return;
+      const parsed = parseHubFrame(data);
+      if (parsed.error) {
+        errors.push({ code: "bad_hub_frame", message: parsed.error });
+        return;
+      }
+      const frame = parsed.frame;
+      switch (frame.type) {
+        case "welcome":
+          clearTimeout(timer);
+          send({ type: "hello", kind: "sidecar", label, version });
+          send({ type: "tools", tools });
+          resolve({
+            providerId: frame.providerId,
+            channelId: frame.channelId,
+            socket,
+            errors,
+            inFlight,
+            closed,
+            close: async () => {
+              if (socket.readyState === WebSocket.CLOSED) return;
+              socket.close(1000, "bye");
+              await Promise.race([closed, new Promise((r) => setTimeout(r, 2000))]);
+              if (socket.readyState !== WebSocket.CLOSED) socket.terminate();
+            },
+          });
+          return;
+        case "call":
+          void run(frame);
+          return;
+        case "cancel":
+          inFlight.get(frame.id)?.abort(new Error(frame.reason || "cancelled"));
+          return;
+        case "error":
+          errors.push(frame);
+          onHubError(frame);
+          return;
+      }
+    });
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Like `connectRelayProvider`, and reconnects (same token, backoff from 100 ms to 2 s) whenever the hub
+ * drops the socket, as a sidecar does: `wrangler dev` restarts the Durable Object when the source changes.
+ * `close()` stops for good. `reconnects` counts the reconnections.
+ */
+export async function keepRelayProvider(options) {
+  const errors = [];
+  let current = await connectRelayProvider({ ...options, errors });
+  let stopped = false;
+  let reconnects = 0;
+  const loop = (async () => {
+    while (!stopped) {
+      await current.closed;
+      for (let delay = 100; !stopped; delay = Math.min(delay * 2, 2000)) {
+        await sleep(delay);
+        if (stopped) return;
+        try {
+          current = await connectRelayProvider({ ...options, errors });
+          reconnects++;
+          options.onReconnect?.(current);
+          break;
+        } catch {
+          // the hub is still restarting: try again
+        }
+      }
+    }
+  })();
+  return {
+    get providerId() {
+      return current.providerId;
+    },
+    get channelId() {
+      return current.channelId;
+    },
+    get reconnects() {
+      return reconnects;
+    },
+    errors,
+    close: async () => {
+      stopped = true;
+      await current.close();
+      await loop;
+    },
+  };
+}
+
+/**
+ * Pairs a sidecar provider to a channel with `pairingCode` and serves the conformance fixtures, staying
+ * connected until `close()`. `hubUrl` is like `http://127.0.0.1:8787`.
+ */
+export async function startConformanceProvider({ hubUrl, pairingCode, label = "conformance", stepMs }) {
+  const paired = await pairSidecar(hubUrl, pairingCode, label);
+  const provider = await keepRelayProvider({
+    relayUrl: paired.relayUrl,
+    providerToken: paired.providerToken,
+    label,
+    tools: CONFORMANCE_TOOLS,
+    handlers: conformanceHandlers({ stepMs }),
+  });
+  return Object.assign(provider, { paired });
+}

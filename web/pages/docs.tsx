@@ -1,0 +1,322 @@
+// Docs: add /bridge.js to a site, write tools with either WebMCP generation, publish a manifest, connect an
+// agent, run the sidecar. Snippets use this hub's own origin.
+import { CodeBlock, Tabs } from "./components.js";
+import { Layout } from "./layout.js";
+
+export function DocsPage(props: { hub: string }) {
+  const hub = props.hub;
+  return (
+    <Layout
+      title="Docs"
+      description="Add WebMCP tools to your site, publish them, and connect your agent."
+      section="docs"
+    >
+      <header class="page-head">
+        <h1>How webmcp-hub works</h1>
+        <p class="lede">
+          Websites register <strong>tools</strong> in their pages with WebMCP. webmcp-hub lists them (the
+          marketplace) and relays calls from your AI agent to the tools in your own open tabs (the channel),
+          with your approval for anything that changes data.
+        </p>
+      </header>
+      <nav aria-label="On this page" class="toc panel">
+        <ol>
+          <li>
+            <a href="#bridge">Add the bridge to your site</a>
+          </li>
+          <li>
+            <a href="#tools">Write tools</a>
+          </li>
+          <li>
+            <a href="#manifest">Publish them</a>
+          </li>
+          <li>
+            <a href="#agent">Connect an agent</a>
+          </li>
+          <li>
+            <a href="#sidecar">Run the sidecar</a>
+          </li>
+        </ol>
+      </nav>
+
+      <section id="bridge" aria-labelledby="bridge-title">
+        <h2 id="bridge-title">1. Add the bridge to your site</h2>
+        <p>One script tag, on every page that registers tools:</p>
+        <CodeBlock
+          id="bridge-tag"
+          label="bridge script tag"
+          code={`<script src="${hub}/bridge.js"></script>`}
+          lang="html"
+        />
+        <p>The bridge:</p>
+        <ul>
+          <li>
+            provides WebMCP where the browser has none yet (both <code>document.modelContext</code> and the
+            older <code>navigator.modelContext</code>), and relays tools the browser registers natively where
+            it has;
+          </li>
+          <li>
+            shows a small webmcp-hub button: the visitor types a pairing code from their{" "}
+            <a href="/channels">channel console</a> to connect this tab to their channel;
+          </li>
+          <li>
+            asks the visitor to approve every call of a tool that is not read-only (approve, deny, or always
+            allow);
+          </li>
+          <li>
+            reconnects by itself, and works only on secure pages (https, or localhost while developing).
+          </li>
+        </ul>
+        <p>
+          Scripts can drive it too: <code>window.webmcpHub.pair(code)</code>, <code>.disconnect()</code>,{" "}
+          <code>.status</code> and a <code>statuschange</code> event.
+        </p>
+      </section>
+
+      <section id="tools" aria-labelledby="tools-title">
+        <h2 id="tools-title">2. Write tools</h2>
+        <p>
+          A tool is a name, a description an agent reads to decide when to use it, a JSON Schema for its
+          input, hints about what it does, and a function. Write it against either generation of the API; the
+          bridge serves both.
+        </p>
+        <Tabs label="WebMCP generation">
+          <section data-tab="document.modelContext (current draft)" aria-labelledby="gen-current">
+            <h3 id="gen-current">
+              Current draft: <code>document.modelContext</code>
+            </h3>
+            <CodeBlock
+              id="tool-current"
+              label="tool with document.modelContext"
+              lang="js"
+              code={`const controller = new AbortController();
+document.modelContext.registerTool(
+  {
+    name: "add-book",
+    title: "Add a book",
+    description: "Adds a book to the reading list.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        title: { type: "string", description: "The book's title" },
+        author: { type: "string", description: "The book's author" },
+      },
+      required: ["title", "author"],
+    },
+    // readOnlyHint: true lets agents call it without asking; omit it for tools that change things.
+    annotations: { readOnlyHint: false },
+    async execute({ title, author }, { signal }) {
+      await saveBook(title, author, { signal });
+      return \`Added "\${title}" by \${author}.\`;
+    },
+  },
+  { signal: controller.signal }, // controller.abort() unregisters the tool
+);`}
+            />
+            <p>
+              Also: <code>getTools()</code>, <code>executeTool(tool, input)</code>, and the events{" "}
+              <code>toolchange</code>, <code>toolactivated</code> and <code>toolcancel</code>.
+            </p>
+          </section>
+          <section data-tab="navigator.modelContext (earlier)" aria-labelledby="gen-seed">
+            <h3 id="gen-seed">
+              Earlier API: <code>navigator.modelContext</code>
+            </h3>
+            <CodeBlock
+              id="tool-seed"
+              label="tool with navigator.modelContext"
+              lang="js"
+              code={`navigator.modelContext.provideContext({
+  tools: [
+    {
+      name: "add-stamp",
+      description: "Add a new stamp to the collection",
+      inputSchema: {
+        type: "object",
+        properties: {
+          name: { type: "string", description: "The name of the stamp" },
+          year: { type: "number", description: "The year issued" },
+        },
+        required: ["name", "year"],
+      },
+      async execute({ name, year }, client) {
+        // Ask the person on the page before acting, when it matters:
+        const ok = await client.requestUserInteraction(() => confirm(\`Add \${name}?\`));
+        if (!ok) return { content: [{ type: "text", text: "The user declined." }] };
+        addStamp(name, year);
+        return { content: [{ type: "text", text: \`Stamp "\${name}" added.\` }] };
+      },
+    },
+  ],
+});
+// Also: registerTool(tool), unregisterTool(name), clearContext().`}
+            />
+          </section>
+        </Tabs>
+        <h3>Hints people see</h3>
+        <div class="table-wrap">
+          <table class="data stack">
+            <caption class="sr-only">Annotations and their badges</caption>
+            <thead>
+              <tr>
+                <th scope="col">Annotation</th>
+                <th scope="col">Badge</th>
+                <th scope="col">Effect</th>
+              </tr>
+            </thead>
+            <tbody>
+              <tr>
+                <th scope="row" data-label="Annotation">
+                  <code>readOnlyHint: true</code>
+                </th>
+                <td data-label="Badge">
+                  <span class="badge ro">read-only</span>
+                </td>
+                <td data-label="Effect">
+                  Agents call it without asking you. Without it, the tab asks first.
+                </td>
+              </tr>
+              <tr>
+                <th scope="row" data-label="Annotation">
+                  (no <code>readOnlyHint</code>)
+                </th>
+                <td data-label="Badge">
+                  <span class="badge rw">changes data — asks for approval</span>
+                </td>
+                <td data-label="Effect">Every call waits for the person in the tab to approve it.</td>
+              </tr>
+              <tr>
+                <th scope="row" data-label="Annotation">
+                  <code>untrustedContentHint: true</code>
+                </th>
+                <td data-label="Badge">
+                  <span class="badge untrusted">untrusted content</span>
+                </td>
+                <td data-label="Effect">
+                  Tells agents the result holds text written by others: data, not instructions.
+                </td>
+              </tr>
+              <tr>
+                <th scope="row" data-label="Annotation">
+                  <code>destructiveHint</code>, <code>consequentialHint</code>
+                </th>
+                <td data-label="Badge">
+                  <span class="badge danger">destructive</span>{" "}
+                  <span class="badge danger">consequential</span>
+                </td>
+                <td data-label="Effect">
+                  Warn that a call deletes data or has effects beyond the page (a purchase).
+                </td>
+              </tr>
+            </tbody>
+          </table>
+        </div>
+      </section>
+
+      <section id="manifest" aria-labelledby="manifest-title">
+        <h2 id="manifest-title">3. Publish them</h2>
+        <p>
+          List your tools in a manifest (the same fields as the tools, plus the <code>pages</code> that
+          register each), prove you control your origin, and publish it on the{" "}
+          <a href="/publish">Publish page</a>. Serve it at <code>/.well-known/webmcp.json</code> too, and the
+          hub can pull it again whenever you change it.
+        </p>
+        <CodeBlock
+          id="manifest-example"
+          label="example manifest"
+          lang="json"
+          code={`{
+  "name": "Reading list",
+  "description": "A reading list you can manage from your agent.",
+  "tools": [
+    {
+      "name": "list-books",
+      "description": "Lists the books on the reading list, and whether each has been read.",
+      "inputSchema": { "type": "object", "properties": {} },
+      "annotations": { "readOnlyHint": true, "untrustedContentHint": true },
+      "pages": ["/reading.html"]
+    }
+  ]
+}`}
+        />
+        <p>
+          From a script or CI:{" "}
+          <code>npx webmcp-hub publish webmcp.json --hub {hub} --site HOST --key whp_…</code>.
+        </p>
+      </section>
+
+      <section id="agent" aria-labelledby="agent-title">
+        <h2 id="agent-title">4. Connect an agent</h2>
+        <ol>
+          <li>
+            <a href="/channels">Create a channel</a>. You get its MCP URL, an agent token and a pairing code.
+          </li>
+          <li>
+            Open the sites you want your agent to use and pair each tab with a code (the bridge's button).
+          </li>
+          <li>
+            Give your MCP client the URL and the token. The console has ready-made snippets for common
+            clients.
+          </li>
+        </ol>
+        <CodeBlock
+          id="agent-claude"
+          label="Claude Code command"
+          lang="sh"
+          code={`claude mcp add --transport http webmcp-hub ${hub}/mcp/CHANNEL_ID --header "Authorization: Bearer wha_…"`}
+        />
+        <p>Agents that do not speak MCP can call a tool over plain HTTP:</p>
+        <CodeBlock
+          id="agent-curl"
+          label="plain HTTP call"
+          lang="sh"
+          code={`curl -X POST ${hub}/api/channels/CHANNEL_ID/calls \\
+  -H 'authorization: Bearer wha_…' -H 'content-type: application/json' \\
+  -d '{"name":"get-dresses","arguments":{"size":8}}'`}
+        />
+        <p>
+          Every call is written to the channel's audit log (tool, status, agent, time, argument size and hash
+          — never the arguments), which you can read in the console.
+        </p>
+      </section>
+
+      <section id="sidecar" aria-labelledby="sidecar-title">
+        <h2 id="sidecar-title">5. Run the sidecar</h2>
+        <p>
+          The sidecar lets agents search your own files by time (<code>fs.search_by_time</code>), only inside
+          the folders you allow. Run it for a local agent over stdio:
+        </p>
+        <CodeBlock
+          id="sidecar-stdio"
+          label="sidecar over stdio"
+          lang="sh"
+          code={`npx webmcp-hub sidecar --root ~/Documents`}
+        />
+        <p>
+          For example in Claude Desktop's <code>claude_desktop_config.json</code>:
+        </p>
+        <CodeBlock
+          id="sidecar-desktop"
+          label="Claude Desktop configuration"
+          lang="json"
+          code={`{
+  "mcpServers": {
+    "my-files": { "command": "npx", "args": ["webmcp-hub", "sidecar", "--root", "/Users/me/Documents"] }
+  }
+}`}
+        />
+        <p>Or pair it with your channel, so remote agents reach it too (the code comes from the console):</p>
+        <CodeBlock
+          id="sidecar-pair"
+          label="pair the sidecar"
+          lang="sh"
+          code={`npx webmcp-hub pair CODE --hub ${hub} --root ~/Documents`}
+        />
+        <p>
+          It keeps the token it gets, so later <code>npx webmcp-hub pair --hub {hub}</code> reconnects without
+          a new code.
+        </p>
+      </section>
+    </Layout>
+  );
+}

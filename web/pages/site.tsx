@@ -1,0 +1,299 @@
+// A site's page: origin, verification, description, its tools, the current manifest, the version history
+// and a diff between any two versions (chosen with a plain GET form, so it works without JavaScript).
+import type { ToolView } from "../../src/worker/registry/search.js";
+import type { SiteView } from "../../src/worker/registry/sites.js";
+import type { ManifestVersionView } from "../../src/worker/registry/manifests.js";
+import {
+  Ago,
+  CodeBlock,
+  Empty,
+  Notice,
+  ToolCard,
+  VerifiedBadge,
+  json,
+  methodLabel,
+  plural,
+  sitePath,
+} from "./components.js";
+import { hunks, type DiffLine, type ToolChanges } from "./diff.js";
+import { Layout } from "./layout.js";
+
+export interface VersionRow {
+  version: number;
+  publishedAt: string;
+  sha256: string;
+  toolCount: number;
+  sizeBytes: number;
+  source: string;
+  current: boolean;
+}
+
+export interface SiteDiff {
+  from: number;
+  to: number;
+  lines: DiffLine[] | null;
+  changes: ToolChanges;
+}
+
+export interface SiteProps {
+  site: SiteView;
+  tools: ToolView[];
+  versions: VersionRow[];
+  shown: ManifestVersionView | null;
+  diff: SiteDiff | null;
+  diffError?: string | undefined;
+  now: number;
+}
+
+export function SitePage(p: SiteProps) {
+  const s = p.site;
+  const title = s.name ?? s.host;
+  const base = sitePath(s.host);
+  const apiBase = `/api/sites/${encodeURIComponent(s.host)}`;
+  const defaultTo = p.diff?.to ?? s.currentVersion ?? 1;
+  const defaultFrom = p.diff?.from ?? Math.max(1, defaultTo - 1);
+  return (
+    <Layout title={title} description={s.description ?? `WebMCP tools of ${s.host}`} section="tools">
+      <nav aria-label="Breadcrumb" class="crumbs">
+        <a href="/">Tools</a> <span aria-hidden="true">›</span> <span aria-current="page">{s.host}</span>
+      </nav>
+      <header class="page-head">
+        <h1>{title}</h1>
+        <p class="meta">
+          <a href={s.origin} rel="nofollow noopener">
+            {s.origin}
+          </a>{" "}
+          <VerifiedBadge method={s.verificationMethod} />
+        </p>
+        {s.description ? <p class="lede">{s.description}</p> : null}
+        <dl class="facts">
+          <div>
+            <dt>Tools</dt>
+            <dd>{s.toolCount}</dd>
+          </div>
+          <div>
+            <dt>Manifest</dt>
+            <dd>{s.currentVersion ? `version ${s.currentVersion}` : "none yet"}</dd>
+          </div>
+          <div>
+            <dt>Verified</dt>
+            <dd>
+              {s.verifiedAt ? <Ago iso={s.verifiedAt} now={p.now} /> : "—"}
+              {s.verificationMethod ? ` by ${methodLabel(s.verificationMethod)}` : ""}
+            </dd>
+          </div>
+          <div>
+            <dt>Updated</dt>
+            <dd>
+              <Ago iso={s.updatedAt} now={p.now} />
+            </dd>
+          </div>
+        </dl>
+      </header>
+
+      <section aria-labelledby="tools-title">
+        <h2 id="tools-title">Tools</h2>
+        {p.tools.length === 0 ? (
+          <Empty>
+            <p>This site is verified but has not published a manifest yet.</p>
+          </Empty>
+        ) : (
+          <ul class="cards two">
+            {p.tools.map((t) => (
+              <ToolCard tool={t} showSite={false} />
+            ))}
+          </ul>
+        )}
+        {p.tools.length ? (
+          <p class="meta">
+            All tools as function-calling definitions:{" "}
+            {(["mcp", "openai", "anthropic", "gemini"] as const).map((f, i) => (
+              <>
+                {i ? " · " : ""}
+                <a href={`${apiBase}/tools?format=${f}`}>
+                  {f === "mcp"
+                    ? "MCP"
+                    : f === "openai"
+                      ? "OpenAI"
+                      : f === "anthropic"
+                        ? "Anthropic"
+                        : "Gemini"}
+                </a>
+              </>
+            ))}
+          </p>
+        ) : null}
+      </section>
+
+      {p.versions.length ? (
+        <section aria-labelledby="history-title">
+          <h2 id="history-title">Version history</h2>
+          <div class="table-wrap">
+            <table class="data stack">
+              <caption class="sr-only">Manifest versions, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Version</th>
+                  <th scope="col">Published</th>
+                  <th scope="col">Tools</th>
+                  <th scope="col">Source</th>
+                  <th scope="col">SHA-256</th>
+                  <th scope="col">
+                    <span class="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {p.versions.map((v) => (
+                  <tr>
+                    <th scope="row" data-label="Version">
+                      v{v.version} {v.current ? <span class="badge ro">current</span> : null}
+                    </th>
+                    <td data-label="Published">
+                      <Ago iso={v.publishedAt} now={p.now} />
+                    </td>
+                    <td data-label="Tools">{v.toolCount}</td>
+                    <td data-label="Source">
+                      {v.source === "api"
+                        ? "published"
+                        : v.source === "refresh"
+                          ? "pulled from the site"
+                          : v.source}
+                    </td>
+                    <td data-label="SHA-256">
+                      <code title={v.sha256}>{v.sha256.slice(0, 12)}</code>
+                    </td>
+                    <td data-label="Actions">
+                      <a href={`${base}?v=${v.version}#manifest`}>View</a>
+                      {v.version > 1 ? (
+                        <>
+                          {" · "}
+                          <a href={`${base}?from=${v.version - 1}&to=${v.version}#diff`}>Changes</a>
+                        </>
+                      ) : null}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+
+          {p.versions.length > 1 ? (
+            <form method="get" action={`${base}#diff`} class="diff-form" aria-label="Compare two versions">
+              <div class="field inline">
+                <label for="from">Compare version</label>
+                <select id="from" name="from">
+                  {p.versions.map((v) => (
+                    <option value={String(v.version)} selected={v.version === defaultFrom}>
+                      v{v.version}
+                    </option>
+                  ))}
+                </select>
+              </div>
+              <div class="field inline">
+                <label for="to">with</label>
+                <select id="to" name="to">
+                  {p.versions.map((v) => (
+                    <option value={String(v.version)} selected={v.version === defaultTo}>
+                      v{v.version}
+                    </option>
+                  ))}
+                </select>
+              </div>
+              <button type="submit" class="btn">
+                Show changes
+              </button>
+            </form>
+          ) : null}
+          {p.diffError ? <Notice kind="error">{p.diffError}</Notice> : null}
+          {p.diff ? <DiffView diff={p.diff} /> : null}
+        </section>
+      ) : null}
+
+      {p.shown ? (
+        <section aria-labelledby="manifest-title" id="manifest">
+          <h2 id="manifest-title">
+            Manifest v{p.shown.version}
+            {p.shown.current ? " (current)" : ""}
+          </h2>
+          <p class="meta">
+            Published <Ago iso={p.shown.publishedAt} now={p.now} /> · {plural(p.shown.toolCount, "tool")} ·{" "}
+            <a href={`${apiBase}/manifest?version=${p.shown.version}`}>JSON from the API</a>
+          </p>
+          <details>
+            <summary>Show the manifest JSON</summary>
+            <CodeBlock id="manifest-json" label="manifest JSON" code={json(p.shown.manifest)} lang="json" />
+          </details>
+        </section>
+      ) : null}
+    </Layout>
+  );
+}
+
+function DiffView(props: { diff: SiteDiff }) {
+  const d = props.diff;
+  const c = d.changes;
+  const nothing = !c.added.length && !c.removed.length && !c.changed.length && !c.siteFields.length;
+  return (
+    <div id="diff" class="diff-view">
+      <h3>
+        Changes from v{d.from} to v{d.to}
+      </h3>
+      {d.from === d.to ? (
+        <p class="muted">These are the same version. Pick two different versions.</p>
+      ) : nothing ? (
+        <p class="muted">The tools are the same in both versions.</p>
+      ) : (
+        <ul class="changes">
+          {c.added.map((n) => (
+            <li>
+              <span class="badge ro">added</span> <code>{n}</code>
+            </li>
+          ))}
+          {c.removed.map((n) => (
+            <li>
+              <span class="badge danger">removed</span> <code>{n}</code>
+            </li>
+          ))}
+          {c.changed.map((t) => (
+            <li>
+              <span class="badge rw">changed</span> <code>{t.name}</code>: {t.fields.join(", ")}
+            </li>
+          ))}
+          {c.siteFields.length ? (
+            <li>
+              <span class="badge info">site</span> {c.siteFields.join(" and ")} changed
+            </li>
+          ) : null}
+        </ul>
+      )}
+      {d.lines === null ? (
+        <p class="muted">
+          Too many lines changed to show them one by one; compare the two versions' JSON instead.
+        </p>
+      ) : d.from !== d.to ? (
+        <pre class="diff" tabindex={0} aria-label={`Line changes from version ${d.from} to ${d.to}`}>
+          {hunks(d.lines).map((h) => (
+            <>
+              <span class="hunk">{h.header}</span>
+              {"\n"}
+              {h.lines.map((l) => (
+                <>
+                  <span class={l.op === "+" ? "add" : l.op === "-" ? "del" : "ctx"}>
+                    {l.op === "+" ? (
+                      <span class="sr-only">added: </span>
+                    ) : l.op === "-" ? (
+                      <span class="sr-only">removed: </span>
+                    ) : null}
+                    {l.op} {l.text}
+                  </span>
+                  {"\n"}
+                </>
+              ))}
+            </>
+          ))}
+        </pre>
+      ) : null}
+    </div>
+  );
+}
