@@ -1,6 +1,7 @@
 // `node bench/registry/investigate.mjs`: measures a proposed change to searchTools through the same Worker
 // path as the bench: today's /api/tools?q= against /bench/candidate (rank inside tools_fts, join only the
-// page; with cap=1000, rank only the 1,000 newest matches), with how many of today's top 20 each still returns.
+// page, as searchTools now does; with cap=N, rank only the N newest matches), with how many of today's top 20
+// each still returns.
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { prepareDatabase } from "./local-d1.mjs";
@@ -25,8 +26,8 @@ const log = (...args) => console.log("[registry:investigate]", ...args);
 
 const VARIANTS = {
   today: (q) => `/api/tools?q=${encodeURIComponent(q)}&limit=20`,
-  "rank in FTS, join the page": (q) => `/bench/candidate?cap=0&q=${encodeURIComponent(q)}&limit=20`,
-  "… and rank the newest 1,000": (q) => `/bench/candidate?cap=1000&q=${encodeURIComponent(q)}&limit=20`,
+  "rank the newest 5,000": (q) => `/bench/candidate?cap=5000&q=${encodeURIComponent(q)}&limit=20`,
+  "rank the newest 1,000": (q) => `/bench/candidate?cap=1000&q=${encodeURIComponent(q)}&limit=20`,
 };
 
 const key = (t) => `${t.site} ${t.name}`;

@@ -243,7 +243,7 @@ async function main() {
       : "",
     `- Publish, ${PUBLISH_TOOLS}-tool manifest (\`PUT /api/sites/:host/manifest\`, a new version each time, ${PUBLISH_ITERATIONS} samples): p50 **${fmt(percentile(publish.times, 50))} ms**, p95 **${fmt(percentile(publish.times, 95))} ms** (SQL mean ${fmt(mean(publish.sql))} ms; no peer: the official registry has no per-tool index to rewrite).`,
     "",
-    "Ours: `GET /api/tools?q=` (FTS5 `MATCH`, every word a prefix, bm25-ranked, joined with tools and sites). Peer: the same Worker, Hono context, drizzle handle and JSON rendering, with the official MCP registry's search: `LIKE '%q%'` on name, title and description (the whole query as one substring), unranked, `ORDER BY id LIMIT` (`/bench/like` in `bench/registry/worker.mjs`), given its best plan: tools scanned in id order, so it stops at the 21st match and reads the whole table only when fewer match. Matches: how many tools each method finds.",
+    "Ours: `GET /api/tools?q=` (FTS5 `MATCH`, every word a prefix, bm25-ranked inside tools_fts, the page then joined with tools and sites). Peer: the same Worker, Hono context, drizzle handle and JSON rendering, with the official MCP registry's search: `LIKE '%q%'` on name, title and description (the whole query as one substring), unranked, `ORDER BY id LIMIT` (`/bench/like` in `bench/registry/worker.mjs`), given its best plan: tools scanned in id order, so it stops at the 21st match and reads the whole table only when fewer match. Matches: how many tools each method finds.",
   ];
   const text = lines.join("\n");
   console.log(`\n## registry\n\n${text}\n`);
