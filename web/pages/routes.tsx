@@ -8,11 +8,11 @@ import { HubError } from "../../src/worker/http/errors.js";
 import { exportTools } from "../../src/worker/registry/export.js";
 import { getManifestVersion, listManifestVersions } from "../../src/worker/registry/manifests.js";
 import { normalizeHost } from "../../src/worker/registry/origins.js";
-import { ftsQuery, searchTools, siteTools } from "../../src/worker/registry/search.js";
+import { searchTools, siteTools } from "../../src/worker/registry/search.js";
 import { getVerifiedSite, listSites, siteView } from "../../src/worker/registry/sites.js";
 import { ChannelConsolePage, ChannelsPage } from "./channels.js";
 import { sitePath } from "./components.js";
-import { browseTools, cachedCounts, toolPageData } from "./data.js";
+import { cachedCounts, toolPageData } from "./data.js";
 import { diffLines, toolChanges } from "./diff.js";
 import { DocsPage } from "./docs.js";
 import { HomePage } from "./home.js";
@@ -56,15 +56,14 @@ pageRoutes.get("/", async (c) => {
   params = { ...params, site };
   const page = Math.max(1, Math.min(10_000, Number.parseInt(raw.page ?? "1", 10) || 1));
   const db = c.var.db;
-  // The ranked search of GET /api/tools; without words to match, the same listing through a faster plan.
-  const find = ftsQuery(params.q ?? "") === undefined ? browseTools : searchTools;
-  const search = find(db, params).catch((e: unknown) => {
+  // The same ranked search as GET /api/tools.
+  const search = searchTools(db, params).catch((e: unknown) => {
     if (!(e instanceof HubError)) throw e;
     error =
       e.code === "invalid_cursor"
         ? "This results page has expired or belongs to another search; showing the first page."
         : e.message;
-    return find(db, { ...params, cursor: undefined });
+    return searchTools(db, { ...params, cursor: undefined });
   });
   // The home page shows the registry's counts and the recently published sites; a search shows results.
   const searching = Boolean(params.q || params.site || params.readOnly !== undefined || params.cursor);

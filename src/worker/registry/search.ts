@@ -53,7 +53,7 @@ export function ftsQuery(q: string): string | undefined {
 }
 
 const BM25 = sql.raw("bm25(tools_fts, 10.0, 6.0, 4.0, 1.0, 2.0)");
-const COLUMNS = sql.raw(
+export const TOOL_COLUMNS = sql.raw(
   "t.id, t.host, s.origin, t.name, t.title, t.description, t.read_only, t.annotations, t.input_schema, t.output_schema, t.version, t.updated_at",
 );
 
@@ -82,15 +82,17 @@ export async function searchTools(
     const keyset = after
       ? sql`WHERE score > ${Number(after[0])} OR (score = ${Number(after[0])} AND id > ${Number(after[1])})`
       : sql``;
-    rows = await db.all<ToolRow>(sql`SELECT ${COLUMNS}, r.score AS score
+    rows = await db.all<ToolRow>(sql`SELECT ${TOOL_COLUMNS}, r.score AS score
       FROM (SELECT id, score FROM (${ranked}) ${keyset} ORDER BY score, id LIMIT ${take}) r
       JOIN tools t ON t.id = r.id JOIN sites s ON s.host = t.host
       WHERE s.status = 'verified'
       ORDER BY r.score, r.id`);
   } else {
     if (after) filters.push(sql`(t.host, t.name) > (${String(after[0])}, ${String(after[1])})`);
-    rows = await db.all<ToolRow>(sql`SELECT ${COLUMNS}
-      FROM tools t JOIN sites s ON s.host = t.host
+    // CROSS JOIN keeps tools as the outer loop, walking tools_host_name in order: the page reads
+    // limit+1 rows instead of sorting every tool (1 ms instead of 51 ms of SQL at 100,000 tools).
+    rows = await db.all<ToolRow>(sql`SELECT ${TOOL_COLUMNS}
+      FROM tools t CROSS JOIN sites s ON s.host = t.host
       WHERE ${sql.join(filters, sql` AND `)} ORDER BY t.host, t.name LIMIT ${take}`);
   }
   const page = rows.slice(0, query.limit);
@@ -120,14 +122,15 @@ export function toolView(row: ToolRow): ToolView {
 
 /** All current tools of one site, in name order (for the site page and exports). */
 export async function siteTools(db: Db, host: string): Promise<ToolView[]> {
-  const rows = await db.all<ToolRow>(sql`SELECT ${COLUMNS}
+  const rows = await db.all<ToolRow>(sql`SELECT ${TOOL_COLUMNS}
     FROM tools t JOIN sites s ON s.host = t.host WHERE t.host = ${host} ORDER BY t.name`);
   return rows.map(toolView);
 }
 
+/** Verified sites and their current tools, from sites alone (`tool_count` is written with the tools). */
 export async function registryCounts(db: Db): Promise<{ sites: number; tools: number }> {
-  const [row] = await db.all<{ sites: number; tools: number }>(sql`SELECT
-    (SELECT count(*) FROM sites WHERE status = 'verified') AS sites,
-    (SELECT count(*) FROM tools t JOIN sites s ON s.host = t.host WHERE s.status = 'verified') AS tools`);
-  return row ?? { sites: 0, tools: 0 };
+  const [row] = await db.all<{ sites: number; tools: number | null }>(
+    sql`SELECT count(*) AS sites, sum(tool_count) AS tools FROM sites WHERE status = 'verified'`,
+  );
+  return { sites: row?.sites ?? 0, tools: row?.tools ?? 0 };
 }
