@@ -39,6 +39,16 @@ async function loadStatements(root, persistTo, config, statements) {
   }
 }
 
+/** Migration 0003's backfill statement (the INSERT INTO tool_terms … SELECT over the current tools). */
+function termsBackfill(root) {
+  const migration = readdirSync(join(root, "migrations")).find((f) => f.startsWith("0003_"));
+  const statement = readFileSync(join(root, "migrations", migration), "utf8")
+    .split("--> statement-breakpoint")
+    .find((s) => s.includes("INSERT INTO `tool_terms`"));
+  if (!statement) throw new Error(`no tool_terms backfill in migrations/${migration}`);
+  return statement;
+}
+
 /** What the seed depends on: if any of it changes, the database is seeded again. */
 function seedKey(root, options) {
   const hash = createHash("sha256");
@@ -87,6 +97,10 @@ export async function prepareDatabase({ root, dataDir, config, options, log }) {
     );
     t = performance.now();
     await loadStatements(root, seedDir, config, seed.statements);
+    // The seed writes no tool_terms: migration 0003's backfill derives them from the seeded tools, exactly as
+    // publish would for this ASCII vocabulary (test/worker/search-terms.test.ts checks that equivalence, and
+    // the bench Worker's /bench/check-words checks a sample of this database against toolTerms()).
+    await loadStatements(root, seedDir, config, [termsBackfill(root)]);
     stats = { key, sites: seed.sites, tools: seed.tools, seededIn: ms(t) };
     log(`seeded in ${stats.seededIn}`);
     writeFileSync(marker, JSON.stringify(stats, null, 2));

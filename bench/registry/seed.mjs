@@ -6,7 +6,7 @@ import { once } from "node:events";
 import { CITIES, DOMAINS, EXTRAS, LONG_TAIL, PARAMS, SYLLABLES, TLDS, VERBS } from "./vocabulary.mjs";
 
 /**
- * Same as `nameWords` in src/worker/registry/manifests.ts (the bench Worker's /bench/check-words
+ * Same as `nameWords` in src/worker/registry/terms.ts (the bench Worker's /bench/check-words
  * compares a sample of seeded rows against the real function, so a drift is caught).
  */
 export function nameWords(name) {

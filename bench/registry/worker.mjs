@@ -8,7 +8,7 @@ import { sql } from "drizzle-orm";
 import { createApp } from "../../src/worker/app.ts";
 import { hubContext, query } from "../../src/worker/http/context.ts";
 import { renderError } from "../../src/worker/http/errors.ts";
-import { nameWords } from "../../src/worker/registry/manifests.ts";
+import { nameWords, toolTerms } from "../../src/worker/registry/terms.ts";
 import { ftsQuery, toolView } from "../../src/worker/registry/search.ts";
 import { ToolSearchParamsSchema } from "../../src/protocol/index.ts";
 import { timedDatabase, withSqlTime } from "./sql-time.mjs";
@@ -84,7 +84,20 @@ peer.get("/bench/check-words", async (c) => {
     sql`SELECT name, words FROM tools_fts WHERE rowid IN (SELECT id FROM tools ORDER BY random() LIMIT 500)`,
   );
   const mismatches = rows.filter((r) => nameWords(r.name) !== r.words);
-  return c.json({ checked: rows.length, mismatches: mismatches.slice(0, 5) });
+  // The backfilled tool_terms of a sample against what publish would write (toolTerms).
+  const sample = await c.var.db.all(
+    sql`SELECT t.id, t.name, t.title, t.description, t.host, json_group_object(x.term, x.impact) AS terms
+      FROM (SELECT * FROM tools ORDER BY random() LIMIT 200) t JOIN tool_terms x ON x.tool_id = t.id GROUP BY t.id`,
+  );
+  for (const row of sample) {
+    const stored = JSON.parse(row.terms);
+    const expected = toolTerms(row);
+    const same =
+      expected.length === Object.keys(stored).length &&
+      expected.every(([term, impact]) => Math.abs((stored[term] ?? Infinity) - impact) < 1e-9);
+    if (!same) mismatches.push({ name: row.name, terms: stored, expected: Object.fromEntries(expected) });
+  }
+  return c.json({ checked: rows.length + sample.length, mismatches: mismatches.slice(0, 5) });
 });
 
 /** Only SELECTs reach the two investigation endpoints below. */

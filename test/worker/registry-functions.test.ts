@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { checkObjectSchema } from "../../src/protocol/index.js";
 import { createApp } from "../../src/worker/app.js";
 import { HubError } from "../../src/worker/http/errors.js";
-import { nameWords } from "../../src/worker/registry/manifests.js";
+import { nameWords } from "../../src/worker/registry/terms.js";
 import { isPrivateHostname, parseSiteOrigin } from "../../src/worker/registry/origins.js";
 import { fetchSiteText } from "../../src/worker/registry/outbound.js";
 import { ftsQuery } from "../../src/worker/registry/search.js";

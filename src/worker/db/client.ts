@@ -6,8 +6,19 @@ import * as schema from "./schema.js";
 
 export type Db = DrizzleD1Database<typeof schema> & { $client: D1Database };
 
+const handles = new WeakMap<D1Database, Db>();
+
+/**
+ * The drizzle handle for a D1 binding, made once per binding and isolate: building it walks the whole schema
+ * (relational config for `db.query`), work a request should not repeat. The handle holds no request state.
+ */
 export function database(d1: D1Database): Db {
-  return drizzle(d1, { schema });
+  let db = handles.get(d1);
+  if (!db) {
+    db = drizzle(d1, { schema });
+    handles.set(d1, db);
+  }
+  return db;
 }
 
 /** A drizzle query builder (insert/update/delete/select) or a raw `sql` fragment. */

@@ -1,7 +1,7 @@
 // D1 schema of the registry (drizzle). Migrations in migrations/ are generated from this file by drizzle-kit;
 // the FTS5 index over tools is a hand-written migration (drizzle has no virtual tables).
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /** A site is one origin. It becomes public once its owner proves control of the origin. */
 export const sites = sqliteTable(
@@ -94,6 +94,26 @@ export const tools = sqliteTable(
     updatedAt: integer("updated_at", { mode: "number" }).notNull(),
   },
   (t) => [uniqueIndex("tools_host_name").on(t.host, t.name), index("tools_read_only").on(t.readOnly)],
+);
+
+/**
+ * Each current tool's distinct terms and their precomputed impacts (see registry/terms.ts): the index a one-word
+ * search reads in impact order. Derived from `tools`; rewritten with them on every publish. The migration
+ * declares it WITHOUT ROWID, so the primary key is the table and `tool_terms_rank` the only other index.
+ */
+export const toolTerms = sqliteTable(
+  "tool_terms",
+  {
+    toolId: integer("tool_id", { mode: "number" })
+      .notNull()
+      .references(() => tools.id, { onDelete: "cascade" }),
+    term: text("term").notNull(),
+    impact: real("impact").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.toolId, t.term] }),
+    index("tool_terms_rank").on(t.term, t.impact, t.toolId),
+  ],
 );
 
 // ---------------------------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import { HubError } from "../http/errors.js";
 import { parseJsonText } from "../http/body.js";
 import { sha256Hex } from "../secrets.js";
 import { iso, type SiteRow } from "./sites.js";
+import { nameWords, toolTerms } from "./terms.js";
 
 export type ManifestSource = "api" | "refresh" | "seed";
 
@@ -44,16 +45,6 @@ export function parseManifest(value: unknown): Manifest {
   throw new HubError("invalid_manifest", `Invalid manifest: ${first.path}: ${first.message}${more}.`, {
     issues,
   });
-}
-
-/** "buyProduct" → "buy product", "fs.search_by_time" → "fs search by time": lets search find name parts. */
-export function nameWords(name: string): string {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
-    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
-    .replace(/[_.\-]+/g, " ")
-    .toLowerCase()
-    .trim();
 }
 
 export interface PublishResult {
@@ -111,6 +102,7 @@ export async function publishManifest(
         createdAt: now,
       }),
       sql`DELETE FROM tools_fts WHERE rowid IN (SELECT id FROM tools WHERE host = ${host})`,
+      sql`DELETE FROM tool_terms WHERE tool_id IN (SELECT id FROM tools WHERE host = ${host})`,
       db.delete(tools).where(eq(tools.host, host)),
       // D1 binds at most 100 parameters per statement: insert tools in chunks of 9 rows (10 columns each).
       ...chunk(toolRows, 9).map((rows) => db.insert(tools).values(rows)),
@@ -120,6 +112,11 @@ export async function publishManifest(
           SELECT id, name, ${nameWords(tool.name)}, coalesce(title, ''), description, host
           FROM tools WHERE host = ${host} AND name = ${tool.name}`,
       ),
+      // Every tool's terms in one statement: [name, term, impact] rows joined to the new tools by name.
+      // CROSS JOIN keeps the JSON rows outside (one index lookup each), not re-read for every tool.
+      sql`INSERT INTO tool_terms (tool_id, term, impact)
+        SELECT t.id, j.value ->> 1, j.value ->> 2 FROM json_each(${JSON.stringify(termRows(host, manifest))}) j
+        CROSS JOIN tools t ON t.host = ${host} AND t.name = j.value ->> 0`,
       db
         .update(sites)
         .set({
@@ -150,12 +147,24 @@ export async function publishManifest(
   };
 }
 
+function termRows(host: string, manifest: Manifest): Array<[string, string, number]> {
+  return manifest.tools.flatMap((tool) =>
+    toolTerms({ name: tool.name, title: toolTitle(tool), description: tool.description, host }).map(
+      ([term, impact]): [string, string, number] => [tool.name, term, impact],
+    ),
+  );
+}
+
+function toolTitle(tool: ManifestTool): string | null {
+  return tool.title ?? tool.annotations?.title ?? null;
+}
+
 function toolRow(host: string, version: number, tool: ManifestTool, now: number): typeof tools.$inferInsert {
   return {
     host,
     version,
     name: tool.name,
-    title: tool.title ?? tool.annotations?.title ?? null,
+    title: toolTitle(tool),
     description: tool.description,
     inputSchema: JSON.stringify(tool.inputSchema),
     outputSchema: tool.outputSchema ? JSON.stringify(tool.outputSchema) : null,

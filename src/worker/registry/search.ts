@@ -1,8 +1,20 @@
-// Tool search: FTS5 with bm25 ranking when there is a query, host/name order otherwise; keyset cursors.
+// Tool search, with keyset cursors:
+// - one word: the precomputed term impacts (tool_terms, see terms.ts), read in impact order for every term the
+//   word is a prefix of (at most MAX_EXPANSIONS of them, in term order) and for the whole-name term, so the
+//   first page costs about 21 index rows per expanded term however many tools match;
+// - several words: FTS5 MATCH (every word a prefix) ranked by bm25, which must score every match; every word
+//   must match, so the matches are few unless every word is very common;
+// - no words: host/name order.
 import { sql, type SQL } from "drizzle-orm";
 import type { JsonSchemaObject, ToolAnnotations } from "../../protocol/index.js";
 import type { Db } from "../db/client.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
+import { tokens, WHOLE_NAME_PREFIX } from "./terms.js";
+
+/** How many terms one word may expand to, as a prefix ("re" → reservation, return, …). */
+export const MAX_EXPANSIONS = 512;
+/** Above every character a term can hold: `word + TERM_END` bounds the terms that start with `word`. */
+const TERM_END = "\u{10FFFF}";
 
 export interface ToolSearchQuery {
   q?: string | undefined;
@@ -69,8 +81,11 @@ export async function searchTools(
   if (query.readOnly !== undefined) filters.push(sql`t.read_only = ${query.readOnly ? 1 : 0}`);
   const take = query.limit + 1;
 
+  const words = query.q ? tokens(query.q) : [];
   let rows: ToolRow[];
-  if (match) {
+  if (match && words.length === 1) {
+    rows = await db.all<ToolRow>(oneWordSearch(words[0]!, query, take, after));
+  } else if (match) {
     // Rank inside the FTS table and join tools/sites only for the page: bm25 must score every match,
     // so the per-match work is kept to the index (2-3× faster than joining every match first).
     const rankFilters: SQL[] = [];
@@ -102,6 +117,60 @@ export async function searchTools(
     nextCursor = encodeCursor(fingerprint, match ? [last.score ?? 0, last.id] : [last.host, last.name]);
   }
   return { tools: page.map(toolView), nextCursor };
+}
+
+/**
+ * One word, ranked by precomputed impact. A tool matches through its best term (the smallest impact among the
+ * terms the word expands to); the keyset is on that best impact, so a tool shows once, on the page of its best.
+ */
+function oneWordSearch(word: string, query: ToolSearchQuery, take: number, after?: unknown[]): SQL {
+  const upper = word + TERM_END;
+  const whole = WHOLE_NAME_PREFIX + word;
+  const inWord = (col: SQL) => sql`((${col} >= ${word} AND ${col} < ${upper}) OR ${col} = ${whole})`;
+  const afterScore = after ? Number(after[0]) : undefined;
+  const afterId = after ? Number(after[1]) : undefined;
+  if (query.site) {
+    // One site has at most a few hundred tools: read their terms from the tools' side, then rank them.
+    return sql`SELECT ${TOOL_COLUMNS}, m.score AS score FROM (
+        SELECT x.tool_id AS id, min(x.impact) AS score FROM tools t CROSS JOIN tool_terms x ON x.tool_id = t.id
+        WHERE t.host = ${query.site} ${query.readOnly === undefined ? sql`` : sql`AND t.read_only = ${query.readOnly ? 1 : 0}`}
+          AND ${inWord(sql`x.term`)}
+        GROUP BY x.tool_id) m
+      JOIN tools t ON t.id = m.id JOIN sites s ON s.host = t.host
+      WHERE s.status = 'verified'
+        ${after ? sql`AND (m.score > ${afterScore} OR (m.score = ${afterScore} AND m.id > ${afterId}))` : sql``}
+      ORDER BY m.score, m.id LIMIT ${take}`;
+  }
+  // Past the first page, skip a tool whose best term ranked it on an earlier page.
+  const notShown = after
+    ? sql`AND (x.impact > ${afterScore} OR (x.impact = ${afterScore} AND x.tool_id > ${afterId}))
+        AND NOT EXISTS (SELECT 1 FROM tool_terms y WHERE y.tool_id = x.tool_id AND ${inWord(sql`y.term`)}
+          AND (y.impact < ${afterScore} OR (y.impact = ${afterScore} AND y.tool_id <= ${afterId})))`
+    : sql``;
+  const readOnly =
+    query.readOnly === undefined
+      ? sql``
+      : sql`AND EXISTS (SELECT 1 FROM tools r WHERE r.id = x.tool_id AND r.read_only = ${query.readOnly ? 1 : 0})`;
+  // Each expanded term's best `take` entries (a JSON array: SQLite has no LATERAL join), then each tool's best.
+  return sql`WITH RECURSIVE expanded(term) AS (
+        SELECT (SELECT min(term) FROM tool_terms WHERE term >= ${word} AND term < ${upper})
+        UNION ALL
+        SELECT (SELECT min(term) FROM tool_terms WHERE term > e.term AND term < ${upper})
+        FROM expanded e WHERE e.term IS NOT NULL
+        LIMIT ${MAX_EXPANSIONS + 1}),
+      terms(term) AS (SELECT term FROM expanded WHERE term IS NOT NULL UNION SELECT ${whole}),
+      entries(id, term) AS (
+        SELECT j.value ->> 0, j.value ->> 1 FROM terms, json_each((
+          SELECT json_group_array(json_array(x.tool_id, x.term)) FROM (
+            SELECT x.tool_id, x.term FROM tool_terms x WHERE x.term = terms.term ${notShown} ${readOnly}
+            ORDER BY x.impact, x.tool_id LIMIT ${take}) x)) j),
+      best(id, score) AS (
+        SELECT e.id, min(x.impact) FROM entries e JOIN tool_terms x ON x.tool_id = e.id AND x.term = e.term
+        GROUP BY e.id ORDER BY 2, 1 LIMIT ${take})
+    SELECT ${TOOL_COLUMNS}, b.score AS score FROM best b
+      JOIN tools t ON t.id = b.id JOIN sites s ON s.host = t.host
+    WHERE s.status = 'verified'
+    ORDER BY b.score, b.id`;
 }
 
 export function toolView(row: ToolRow): ToolView {
