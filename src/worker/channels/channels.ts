@@ -117,6 +117,8 @@ export interface AgentIdentity {
   channel: ChannelRow;
   agentTokenId: string;
   agentLabel: string;
+  /** sha256 of the token (what D1 stores): MCP sessions remember it to check later requests themselves. */
+  tokenHash: string;
 }
 
 export async function authenticateAgent(
@@ -126,14 +128,18 @@ export async function authenticateAgent(
 ): Promise<AgentIdentity> {
   if (!token || !looksLike("agent", token))
     throw new HubError("unauthorized", "Send the channel's agent token as `Authorization: Bearer wha_…`.");
-  const row = await db.query.agentTokens.findFirst({
-    where: eq(agentTokens.tokenHash, await sha256Hex(token)),
-  });
+  const tokenHash = await sha256Hex(token);
+  const row = await db.query.agentTokens.findFirst({ where: eq(agentTokens.tokenHash, tokenHash) });
   if (!row || row.revokedAt !== null)
     throw new HubError("unauthorized", "This agent token is unknown or was revoked.");
   if (row.channelId !== channelId)
     throw new HubError("forbidden", "This agent token belongs to another channel.");
-  return { channel: await findChannel(db, channelId), agentTokenId: row.id, agentLabel: row.label };
+  return {
+    channel: await findChannel(db, channelId),
+    agentTokenId: row.id,
+    agentLabel: row.label,
+    tokenHash,
+  };
 }
 
 export async function createPairingCode(db: Db, channel: ChannelRow, now: number) {

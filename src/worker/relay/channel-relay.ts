@@ -3,7 +3,6 @@
 // sessions of the channel's agents, the calls in flight, and the audit outbox shipped to D1 by an alarm.
 import { DurableObject } from "cloudflare:workers";
 import { Validator, type Schema } from "@cfworker/json-schema";
-import { CallToolResultSchema as SdkCallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import {
   LIMITS,
   LOGGING_LEVELS,
@@ -67,6 +66,7 @@ interface PendingCall {
 export const HEADER_CHANNEL = "x-webmcp-channel";
 export const HEADER_PROVIDER = "x-webmcp-provider";
 export const HEADER_AGENT = "x-webmcp-agent";
+export const HEADER_AGENT_HASH = "x-webmcp-agent-hash";
 
 const MAX_ALARM_BACKOFF_MS = 60_000;
 
@@ -79,6 +79,8 @@ export class ChannelRelay extends DurableObject<Env> {
   private readonly mcp: McpSessions;
   private exposedCache: Map<string, ExposedTool> | null = null;
   private config: ChannelConfig | null = null;
+  /** True once this instance knows an alarm is set (the audit outbox's shipping); cleared when it runs. */
+  private alarmSet = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -88,7 +90,7 @@ export class ChannelRelay extends DurableObject<Env> {
       page TEXT, tools TEXT NOT NULL, connected_at INTEGER NOT NULL, last_active_at INTEGER NOT NULL)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
     this.outbox = new AuditOutbox(this.sql);
-    this.mcp = new McpSessions(this);
+    this.mcp = new McpSessions(this, this.sql);
     const saved = this.sql
       .exec<{ value: string }>(`SELECT value FROM meta WHERE key = 'config'`)
       .toArray()[0];
@@ -141,13 +143,16 @@ export class ChannelRelay extends DurableObject<Env> {
   // HTTP entry: provider WebSocket upgrades and MCP requests, forwarded by the Worker after authentication.
 
   override async fetch(request: Request): Promise<Response> {
+    // Within an MCP session the Worker sends only the token's hash; the session itself checks it.
+    const tokenHash = request.headers.get(HEADER_AGENT_HASH);
+    if (tokenHash) return this.mcp.handle(request, { tokenHash });
     const channel = request.headers.get(HEADER_CHANNEL);
     if (!channel) return new Response("missing channel", { status: 400 });
     this.configure(JSON.parse(channel) as ChannelConfig);
     const provider = request.headers.get(HEADER_PROVIDER);
     if (provider) return this.acceptProvider(JSON.parse(provider) as ProviderAttachment);
     const agent = request.headers.get(HEADER_AGENT);
-    if (agent) return this.mcp.handle(request, JSON.parse(agent) as AgentContext);
+    if (agent) return this.mcp.handle(request, { agent: JSON.parse(agent) as AgentContext });
     return new Response("unknown relay request", { status: 400 });
   }
 
@@ -515,15 +520,20 @@ export class ChannelRelay extends DurableObject<Env> {
       createdAt: started,
     };
     this.outbox.record(row);
-    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(now + 250);
+    // One storage round trip per alarm, not per call: remember that an alarm is set until it runs.
+    if (!this.alarmSet) {
+      if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(now + 250);
+      this.alarmSet = true;
+    }
   }
 
   override async alarm(): Promise<void> {
+    this.alarmSet = false;
     try {
       let remaining = await this.outbox.ship(this.env.DB);
       for (let i = 0; remaining > 0 && i < 10; i++) remaining = await this.outbox.ship(this.env.DB);
       this.sql.exec(`DELETE FROM meta WHERE key = 'audit_backoff'`);
-      if (remaining > 0) await this.ctx.storage.setAlarm(Date.now());
+      if (remaining > 0) await this.setAlarm(Date.now());
     } catch (e) {
       const row = this.sql
         .exec<{ value: string }>(`SELECT value FROM meta WHERE key = 'audit_backoff'`)
@@ -533,8 +543,13 @@ export class ChannelRelay extends DurableObject<Env> {
       console.warn(
         `channel ${this.channelId}: shipping audit rows failed (${String(e)}); retrying in ${backoff} ms`,
       );
-      await this.ctx.storage.setAlarm(Date.now() + backoff);
+      await this.setAlarm(Date.now() + backoff);
     }
+  }
+
+  private async setAlarm(at: number): Promise<void> {
+    await this.ctx.storage.setAlarm(at);
+    this.alarmSet = true;
   }
 
   // ------------------------------------------------------------------------------------------------------
@@ -633,14 +648,8 @@ function signature(exposed: Map<string, ExposedTool>): string {
 }
 
 /** A tool that declares an outputSchema must return matching structuredContent (MCP requires it). */
+// (The result itself was parsed with CallToolResultSchema from src/protocol when its frame arrived.)
 function checkOutput(exposed: ExposedTool, outcome: CallOutcome): CallOutcome {
-  const parsed = SdkCallToolResultSchema.safeParse(outcome.result);
-  if (!parsed.success) {
-    return {
-      status: "error",
-      result: errorResult(`${exposed.name} returned a result that is not a valid MCP CallToolResult.`),
-    };
-  }
   const schema = exposed.descriptor.outputSchema;
   if (!schema || outcome.result.isError) return outcome;
   if (outcome.result.structuredContent === undefined) {

@@ -1,13 +1,22 @@
 // The channel's MCP sessions, held inside its ChannelRelay: one low-level SDK `Server` and one
 // WebStandardStreamableHTTPServerTransport per session (revision 2025-11-25, sessionful, SSE responses).
 // `McpServer` is not used: it turns unknown tools into isError results, which the spec forbids.
+//
+// Sessions outlive the object's memory: each is also a row of the object's SQLite (`mcp_sessions`: the agent,
+// the sha256 of its token, the client's `initialize` request, the log level). A request naming a session that
+// is stored but not in memory (the object was evicted, restarted or redeployed) rebuilds it: a new transport
+// that reuses the session id, fed the stored `initialize` before the request. A session unused for
+// SESSION_IDLE_MS is forgotten; its client gets 404 and initializes again, as the spec asks.
+//
+// The Worker checks an agent's token in D1 only when it opens a session. Requests within a session carry the
+// token's sha256 instead, and the session answers them only if it was opened with the same token; anything
+// else goes back to the Worker for the full check (revoking a token also closes its sessions here).
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import {
   CallToolRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   SetLevelRequestSchema,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -17,11 +26,15 @@ import type { ChannelRelay } from "./channel-relay.js";
 export interface AgentContext {
   agentTokenId: string;
   agentLabel: string;
+  /** sha256 of the agent token the session was opened with. */
+  tokenHash: string;
 }
 
 interface Session {
   id: string | undefined;
   agent: AgentContext;
+  /** The client's initialize request (JSON text), kept to rebuild the session after eviction. */
+  init: string | undefined;
   server: Server;
   transport: WebStandardStreamableHTTPServerTransport;
   level: LoggingLevel;
@@ -30,6 +43,20 @@ interface Session {
 
 /** Past this many open sessions in one channel, the least recently used is closed. */
 const MAX_SESSIONS = 64;
+/** A session unused this long is forgotten. */
+export const SESSION_IDLE_MS = 24 * 60 * 60 * 1000;
+/** lastUsedAt reaches storage at most this often per session (memory has it exactly). */
+const TOUCH_EVERY_MS = 60_000;
+/** A request within a session that the session cannot answer for this token: the Worker checks it in full. */
+export const REAUTH_HEADER = "x-webmcp-reauth";
+
+type StoredSession = {
+  id: string;
+  agent: string;
+  init: string;
+  level: string;
+  last_used_at: number;
+};
 /** Clients may pass a per-call timeout in `params._meta` under this key (milliseconds, ≤ 300 s). */
 export const META_TIMEOUT = "webmcp-hub/timeoutMs";
 
@@ -39,17 +66,35 @@ const INSTRUCTIONS =
 export class McpSessions {
   private readonly sessions = new Map<string, Session>();
 
-  constructor(private readonly relay: ChannelRelay) {}
+  constructor(
+    private readonly relay: ChannelRelay,
+    private readonly sql: SqlStorage,
+  ) {
+    sql.exec(`CREATE TABLE IF NOT EXISTS mcp_sessions (
+      id TEXT PRIMARY KEY, agent TEXT NOT NULL, init TEXT NOT NULL, level TEXT NOT NULL,
+      last_used_at INTEGER NOT NULL)`);
+    sql.exec(`DELETE FROM mcp_sessions WHERE last_used_at < ?`, Date.now() - SESSION_IDLE_MS);
+  }
 
   get size(): number {
     return this.sessions.size;
   }
 
-  async handle(request: Request, agent: AgentContext): Promise<Response> {
+  /**
+   * A request the Worker authenticated in full (`agent`), or one within a session that carries only its
+   * token's hash (`tokenHash`): that one is answered only by a session opened with the same token.
+   */
+  async handle(request: Request, who: { agent: AgentContext } | { tokenHash: string }): Promise<Response> {
     const sessionId = request.headers.get("mcp-session-id");
     if (sessionId) {
-      const session = this.sessions.get(sessionId);
-      if (!session || session.agent.agentTokenId !== agent.agentTokenId) {
+      const session = this.sessions.get(sessionId) ?? (await this.restore(sessionId));
+      const sameAgent =
+        session &&
+        ("agent" in who
+          ? session.agent.agentTokenId === who.agent.agentTokenId
+          : session.agent.tokenHash === who.tokenHash);
+      if (!sameAgent) {
+        if (!("agent" in who)) return new Response(null, { status: 401, headers: { [REAUTH_HEADER]: "1" } });
         return Response.json(
           {
             jsonrpc: "2.0",
@@ -62,9 +107,10 @@ export class McpSessions {
           { status: 404 },
         );
       }
-      session.lastUsedAt = Date.now();
+      this.touch(session);
       return session.transport.handleRequest(request);
     }
+    if (!("agent" in who)) return new Response(null, { status: 401, headers: { [REAUTH_HEADER]: "1" } });
     if (request.method !== "POST") {
       return Response.json(
         {
@@ -78,23 +124,76 @@ export class McpSessions {
         { status: 400 },
       );
     }
-    const session = this.open(agent);
-    return session.transport.handleRequest(request);
+    const init = await request.text();
+    const session = this.open(who.agent, undefined, init);
+    return session.transport.handleRequest(
+      new Request(request.url, { method: "POST", headers: request.headers, body: init }),
+    );
   }
 
-  private open(agent: AgentContext): Session {
+  private touch(session: Session): void {
+    const now = Date.now();
+    if (session.id && now - session.lastUsedAt > TOUCH_EVERY_MS) {
+      this.sql.exec(`UPDATE mcp_sessions SET last_used_at = ? WHERE id = ?`, now, session.id);
+    }
+    session.lastUsedAt = now;
+  }
+
+  /** Rebuilds a stored session in memory: a transport with its id, initialized by its stored request. */
+  private async restore(id: string): Promise<Session | undefined> {
+    const row = this.sql.exec<StoredSession>(`SELECT * FROM mcp_sessions WHERE id = ?`, id).toArray()[0];
+    if (!row) return undefined;
+    if (row.last_used_at < Date.now() - SESSION_IDLE_MS) {
+      this.forget(id);
+      return undefined;
+    }
+    const session = this.open(JSON.parse(row.agent) as AgentContext, id, row.init);
+    session.level = row.level as LoggingLevel;
+    const replay = await session.transport.handleRequest(
+      new Request("https://relay.internal/mcp", {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: row.init,
+      }),
+    );
+    await replay.text();
+    if (!replay.ok || session.id !== id) {
+      await this.close(session);
+      return undefined;
+    }
+    session.lastUsedAt = row.last_used_at;
+    return session;
+  }
+
+  private forget(id: string): void {
+    this.sessions.delete(id);
+    this.sql.exec(`DELETE FROM mcp_sessions WHERE id = ?`, id);
+  }
+
+  /** A new session (`restoring` an existing id, or a fresh one once `init` is answered). */
+  private open(agent: AgentContext, restoring: string | undefined, init: string): Session {
     if (this.sessions.size >= MAX_SESSIONS) {
       const oldest = [...this.sessions.values()].sort((a, b) => a.lastUsedAt - b.lastUsedAt)[0];
       if (oldest) void this.close(oldest);
     }
     const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => crypto.randomUUID(),
+      sessionIdGenerator: () => restoring ?? crypto.randomUUID(),
       onsessioninitialized: (id) => {
         session.id = id;
         this.sessions.set(id, session);
+        if (restoring) return;
+        this.sql.exec(
+          `INSERT OR REPLACE INTO mcp_sessions (id, agent, init, level, last_used_at) VALUES (?, ?, ?, ?, ?)`,
+          id,
+          JSON.stringify(agent),
+          init,
+          session.level,
+          session.lastUsedAt,
+        );
+        this.trimStored();
       },
       onsessionclosed: (id) => {
-        this.sessions.delete(id);
+        this.forget(id);
       },
     });
     const server = new Server(
@@ -104,6 +203,7 @@ export class McpSessions {
     const session: Session = {
       id: undefined,
       agent,
+      init,
       server,
       transport,
       level: "info",
@@ -119,6 +219,8 @@ export class McpSessions {
 
     server.setRequestHandler(SetLevelRequestSchema, (request) => {
       session.level = request.params.level;
+      if (session.id)
+        this.sql.exec(`UPDATE mcp_sessions SET level = ? WHERE id = ?`, session.level, session.id);
       return {};
     });
 
@@ -147,11 +249,14 @@ export class McpSessions {
         },
       });
       if (outcome.unknownTool) {
-        throw new McpError(
-          ErrorCode.InvalidParams,
-          outcome.result.content[0]?.type === "text"
-            ? outcome.result.content[0].text
-            : `Unknown tool: ${name}`,
+        // A plain Error with a code: McpError would prefix "MCP error -32602: ", which clients prefix again.
+        throw Object.assign(
+          new Error(
+            outcome.result.content[0]?.type === "text"
+              ? outcome.result.content[0].text
+              : `Unknown tool: ${name}`,
+          ),
+          { code: ErrorCode.InvalidParams },
         );
       }
       return outcome.result;
@@ -176,15 +281,29 @@ export class McpSessions {
     }
   }
 
+  /** Closes an agent token's sessions, in memory and in storage; returns how many there were. */
   async closeAgent(agentTokenId: string): Promise<number> {
-    const doomed = [...this.sessions.values()].filter((s) => s.agent.agentTokenId === agentTokenId);
-    await Promise.all(doomed.map((s) => this.close(s)));
-    return doomed.length;
+    const live = [...this.sessions.values()].filter((s) => s.agent.agentTokenId === agentTokenId);
+    const stored = this.sql
+      .exec<{ id: string }>(`SELECT id FROM mcp_sessions WHERE agent ->> 'agentTokenId' = ?`, agentTokenId)
+      .toArray()
+      .map((r) => r.id);
+    await Promise.all(live.map((s) => this.close(s)));
+    for (const id of stored) this.forget(id);
+    return new Set([...live.map((s) => s.id), ...stored]).size;
   }
 
   private async close(session: Session): Promise<void> {
-    if (session.id) this.sessions.delete(session.id);
+    if (session.id) this.forget(session.id);
     await session.transport.close().catch(() => {});
+  }
+
+  /** Keeps at most MAX_SESSIONS stored sessions, the most recently used. */
+  private trimStored(): void {
+    this.sql.exec(
+      `DELETE FROM mcp_sessions WHERE id NOT IN (SELECT id FROM mcp_sessions ORDER BY last_used_at DESC LIMIT ?)`,
+      MAX_SESSIONS,
+    );
   }
 }
 

@@ -7,13 +7,15 @@ import { relayOf } from "../channels/relay-stub.js";
 import type { AppEnv } from "../http/context.js";
 import { HubError } from "../http/errors.js";
 import { mcpOriginGuard } from "../http/mcp-origin.js";
-import { bearerToken } from "../secrets.js";
+import { bearerToken, looksLike, sha256Hex } from "../secrets.js";
 import {
   HEADER_AGENT,
+  HEADER_AGENT_HASH,
   HEADER_CHANNEL,
   HEADER_PROVIDER,
   type ProviderAttachment,
 } from "../relay/channel-relay.js";
+import { REAUTH_HEADER } from "../relay/mcp-sessions.js";
 import { configOf } from "./channels.js";
 
 export const relayRoutes = new Hono<AppEnv>();
@@ -51,18 +53,41 @@ relayRoutes.get("/:channelId", async (c) => {
   return relayOf(c.env, channel).fetch(new Request(c.req.url, { headers }));
 });
 
+/**
+ * Forwards an MCP request to the channel's object. The token is checked in D1 when a session opens; within a
+ * session, the object checks the token's hash against the one the session was opened with, and only when
+ * that fails (unknown session, another token) does the request come back here for the full check, which
+ * answers a bad token with 401/403 and an unknown session with 404.
+ */
 async function forwardMcp(c: Context<AppEnv>, token: string | undefined): Promise<Response> {
-  const agent = await authenticateAgent(c.var.db, c.req.param("channelId")!, token);
+  const channelId = c.req.param("channelId")!;
   const headers = new Headers(c.req.raw.headers);
-  for (const h of [HEADER_CHANNEL, HEADER_PROVIDER, HEADER_AGENT, "authorization"]) headers.delete(h);
-  headers.set(HEADER_CHANNEL, JSON.stringify(configOf(agent.channel)));
-  headers.set(
-    HEADER_AGENT,
-    JSON.stringify({ agentTokenId: agent.agentTokenId, agentLabel: agent.agentLabel }),
-  );
-  const init: RequestInit = { method: c.req.method, headers };
-  if (c.req.method === "POST") init.body = c.req.raw.body;
-  const response = await relayOf(c.env, agent.channel).fetch(new Request(c.req.url, init));
+  for (const h of [HEADER_CHANNEL, HEADER_PROVIDER, HEADER_AGENT, HEADER_AGENT_HASH, "authorization"])
+    headers.delete(h);
+  const body = c.req.method === "POST" ? await c.req.arrayBuffer() : undefined;
+  const forward = (extra: Record<string, string>) => {
+    const h = new Headers(headers);
+    for (const [k, v] of Object.entries(extra)) h.set(k, v);
+    return relayOf(c.env, { id: channelId }).fetch(
+      new Request(c.req.url, { method: c.req.method, headers: h, body }),
+    );
+  };
+  let response: Response | undefined;
+  if (headers.has("mcp-session-id") && token && looksLike("agent", token)) {
+    response = await forward({ [HEADER_AGENT_HASH]: await sha256Hex(token) });
+    if (response.headers.get(REAUTH_HEADER)) response = undefined;
+  }
+  if (!response) {
+    const agent = await authenticateAgent(c.var.db, channelId, token);
+    response = await forward({
+      [HEADER_CHANNEL]: JSON.stringify(configOf(agent.channel)),
+      [HEADER_AGENT]: JSON.stringify({
+        agentTokenId: agent.agentTokenId,
+        agentLabel: agent.agentLabel,
+        tokenHash: agent.tokenHash,
+      }),
+    });
+  }
   // Copy so the origin guard's CORS headers can be added.
   return new Response(response.body, response);
 }
