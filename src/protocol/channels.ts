@@ -35,8 +35,31 @@ export const PairBodySchema = z.object({
 });
 export type PairBody = z.infer<typeof PairBodySchema>;
 
+/** A point in time in a query string: an ISO 8601 date-time, or milliseconds since the epoch. */
+const TimeParamSchema = z
+  .string()
+  .max(40)
+  .transform((v, ctx) => {
+    const ms = /^\d{1,15}$/.test(v)
+      ? Number(v)
+      : /^\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})$/.test(v)
+        ? Date.parse(v)
+        : NaN;
+    if (Number.isNaN(ms)) {
+      ctx.addIssue({
+        code: "custom",
+        message: "give a time as ISO 8601 with a zone (2026-11-23T10:00:00Z) or milliseconds since 1970",
+      });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
+/** `since` is inclusive, `until` exclusive; both compare with the time the call started. */
 export const AuditQuerySchema = z.object({
   tool: z.string().max(200).optional(),
+  since: TimeParamSchema.optional(),
+  until: TimeParamSchema.optional(),
   status: z.enum(["ok", "error", "invalid", "denied", "timeout", "disconnected", "cancelled"]).optional(),
   cursor: z.string().max(1024).optional(),
   limit: z.coerce.number().int().min(1).max(LIMITS.pageMax).default(50),

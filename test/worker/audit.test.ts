@@ -137,6 +137,60 @@ describe("audit rows", () => {
   });
 });
 
+describe("the audit log's time window", () => {
+  it("keeps calls from `since` (inclusive) to `until` (exclusive), in ISO 8601 or epoch ms, across pages", async () => {
+    const ch = await createChannel();
+    // Rows as the outbox ships them, one an hour, so the window's edges are exact.
+    const hour = 3_600_000;
+    const base = Date.parse("2026-11-20T00:00:00Z");
+    for (let i = 0; i < 6; i++)
+      await env.DB.prepare(
+        `INSERT INTO audit_log (id, channel_id, seq, tool, arg_bytes, arg_sha256, status, duration_ms, created_at)
+         VALUES (?, ?, ?, 'echo', 2, 'x', 'ok', 1, ?)`,
+      )
+        .bind(`${ch.id}-${i}`, ch.id, i + 1, base + i * hour)
+        .run();
+    const get = async (qs: string) => {
+      const res = await api(`/api/channels/${ch.id}/audit?${qs}`, { headers: owner(ch.ownerKey) });
+      expect(res.status).toBe(200);
+      return (await res.json()) as { entries: Array<{ at: string }>; nextCursor: string | null };
+    };
+    const hours = (body: { entries: Array<{ at: string }> }) =>
+      body.entries.map((e) => (Date.parse(e.at) - base) / hour);
+
+    expect(hours(await get(`since=${base + 2 * hour}`))).toEqual([5, 4, 3, 2]);
+    expect(hours(await get("until=2026-11-20T02:00:00Z"))).toEqual([1, 0]);
+    expect(hours(await get("since=2026-11-20T02:00:00%2B01:00&until=2026-11-20T04:00:00Z"))).toEqual([
+      3, 2, 1,
+    ]);
+
+    const first = await get(`since=${base + hour}&limit=3`);
+    expect(hours(first)).toEqual([5, 4, 3]);
+    const second = await get(`since=${base + hour}&limit=3&cursor=${encodeURIComponent(first.nextCursor!)}`);
+    expect(hours(second)).toEqual([2, 1]);
+    expect(second.nextCursor).toBeNull();
+    // A cursor belongs to its window.
+    await expectError(
+      await api(
+        `/api/channels/${ch.id}/audit?since=${base}&cursor=${encodeURIComponent(first.nextCursor!)}`,
+        {
+          headers: owner(ch.ownerKey),
+        },
+      ),
+      400,
+      "invalid_cursor",
+    );
+    for (const bad of ["yesterday", "2026-11-20", "2026-11-20T00:00:00", "-5"])
+      await expectError(
+        await api(`/api/channels/${ch.id}/audit?since=${encodeURIComponent(bad)}`, {
+          headers: owner(ch.ownerKey),
+        }),
+        400,
+        "validation_failed",
+      );
+  });
+});
+
 describe("what survives eviction", () => {
   it("keeps connected providers' tool lists in the object's storage", async () => {
     const ch = await createChannel();

@@ -1,5 +1,5 @@
 // Reading a channel's audit log from D1, newest first, with filters and keyset cursors.
-import { and, desc, eq, lt, or, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, lt, or, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { auditLog } from "../db/schema.js";
 import { decodeCursor, encodeCursor } from "../registry/cursor.js";
@@ -7,12 +7,30 @@ import { decodeCursor, encodeCursor } from "../registry/cursor.js";
 export async function listAudit(
   db: Db,
   channelId: string,
-  q: { tool?: string | undefined; status?: string | undefined; cursor?: string | undefined; limit: number },
+  q: {
+    tool?: string | undefined;
+    status?: string | undefined;
+    /** ms since the epoch, inclusive */
+    since?: number | undefined;
+    /** ms since the epoch, exclusive */
+    until?: number | undefined;
+    cursor?: string | undefined;
+    limit: number;
+  },
 ) {
-  const fingerprint = JSON.stringify(["audit", channelId, q.tool ?? null, q.status ?? null]);
+  const fingerprint = JSON.stringify([
+    "audit",
+    channelId,
+    q.tool ?? null,
+    q.status ?? null,
+    q.since ?? null,
+    q.until ?? null,
+  ]);
   const filters: SQL[] = [eq(auditLog.channelId, channelId)];
   if (q.tool) filters.push(eq(auditLog.tool, q.tool));
   if (q.status) filters.push(eq(auditLog.status, q.status as "ok"));
+  if (q.since !== undefined) filters.push(gte(auditLog.createdAt, q.since));
+  if (q.until !== undefined) filters.push(lt(auditLog.createdAt, q.until));
   if (q.cursor) {
     const [at, seq] = decodeCursor(q.cursor, fingerprint);
     filters.push(

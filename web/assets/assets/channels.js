@@ -486,11 +486,12 @@ function consolePage(id, hub) {
   }
 
   // -- Audit log --
-  const audit = { tool: "", status: "", since: "", cursors: [], next: null };
+  const audit = { tool: "", status: "", since: 0, cursors: [], next: null };
   async function loadAudit() {
     const q = new URLSearchParams({ limit: String(AUDIT_PAGE) });
     if (audit.tool) q.set("tool", audit.tool);
     if (audit.status) q.set("status", audit.status);
+    if (audit.since) q.set("since", String(audit.since));
     const cursor = audit.cursors[audit.cursors.length - 1];
     if (cursor) q.set("cursor", cursor);
     let body;
@@ -500,10 +501,8 @@ function consolePage(id, hub) {
       $("audit-summary").textContent = `Could not read the audit log: ${e.message}`;
       return;
     }
-    const cutoff = audit.since ? Date.now() - Number(audit.since) * 1000 : 0;
-    const rows = body.entries.filter((r) => Date.parse(r.at) >= cutoff);
-    const olderThanCutoff = body.entries.length > rows.length;
-    audit.next = olderThanCutoff ? null : body.nextCursor;
+    const rows = body.entries;
+    audit.next = body.nextCursor;
     const agents = new Map((snapshot?.agentTokens ?? []).map((t) => [t.id, t.label]));
     $("audit-table").hidden = rows.length === 0;
     const filtered = audit.tool || audit.status || audit.since;
@@ -574,7 +573,9 @@ function consolePage(id, hub) {
     event.preventDefault();
     audit.tool = $("audit-tool").value.trim();
     audit.status = $("audit-status").value;
-    audit.since = $("audit-since").value;
+    // The window is fixed when the filter is applied, so paging through it keeps one cursor's fingerprint.
+    const window = Number($("audit-since").value);
+    audit.since = window ? Date.now() - window * 1000 : 0;
     audit.cursors = [];
     void loadAudit();
   });
