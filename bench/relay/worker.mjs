@@ -29,8 +29,8 @@ export class ChannelRelay extends RealChannelRelay {
   constructor(ctx, env) {
     super(ctx, env);
     const open = this.mcp.open.bind(this.mcp);
-    this.mcp.open = (agent) => {
-      const session = open(agent);
+    this.mcp.open = (agent, ...rest) => {
+      const session = open(agent, ...rest);
       // Read by the SDK's transport on every POST; only /bench/mcp-json sessions turn it on.
       if (agent.agentTokenId === "bench-json") session.transport._enableJsonResponse = true;
       return session;
@@ -98,7 +98,7 @@ function forwardWithoutTokenCheck(agentTokenId) {
     const headers = new Headers(c.req.raw.headers);
     headers.delete("authorization");
     headers.set(HEADER_CHANNEL, JSON.stringify({ channelId, strictNames: false }));
-    headers.set(HEADER_AGENT, JSON.stringify({ agentTokenId, agentLabel: "bench" }));
+    headers.set(HEADER_AGENT, JSON.stringify({ agentTokenId, agentLabel: "bench", tokenHash: "" }));
     const init = { method: c.req.method, headers };
     if (c.req.method === "POST") init.body = c.req.raw.body;
     const response = await relay(c.env, channelId).fetch(new Request(c.req.url, init));
