@@ -1,13 +1,13 @@
 // The dashboard in a real Chromium against `wrangler dev` (test/e2e/global-setup.ts): every page with real
-// data, search and filters, the whole publish flow against a local origin, the channel console with a tab
-// provider (a Node WebSocket speaking src/protocol/frames.ts) connecting and its calls in the audit log,
-// Try it end to end, keyboard-only search and publish, page weight, phone width, screenshots.
+// data, search and filters, the whole publish flow against a local origin, the channel console with the demo
+// shop open in a second Chromium window (its /bridge.js paired with the console's code) connecting and its
+// calls in the audit log, Try it end to end in that tab, keyboard-only search and publish, page weight,
+// phone width, screenshots.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Page } from "playwright-core";
-import WebSocket from "ws";
-import type { CallFrame, HubFrame, ManifestTool } from "../../src/protocol/index.js";
+import type { ManifestTool } from "../../src/protocol/index.js";
 import { launchBrowser, PHONE, type E2EBrowser } from "./browser.js";
 
 const hubUrl = inject("hubUrl");
@@ -61,62 +61,33 @@ async function startOrigin(): Promise<{
   };
 }
 
-interface TabProvider {
-  calls: CallFrame[];
-  close(): void;
-}
-
 /**
- * A "tab" of `origin` paired with `code` and connected over a real WebSocket: sends hello (with a page
- * title) and its tools, and answers every call with `answer(call)`.
+ * The demo shop opened in the user's other browser window (its own profile) and paired through its
+ * /bridge.js widget with `code`, as a user types it.
  */
-async function connectTab(
-  code: string,
-  origin: string,
-  tools: ManifestTool[],
-  answer: (call: CallFrame) => unknown,
-): Promise<TabProvider> {
-  const paired = await fetch(`${hubUrl}/api/pair`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin },
-    body: JSON.stringify({ code, kind: "tab" }),
-  });
-  expect(paired.status).toBe(201);
-  const { relayUrl, providerToken } = (await paired.json()) as { relayUrl: string; providerToken: string };
-  const ws = new WebSocket(relayUrl, ["webmcp-hub.v1", providerToken], { origin, perMessageDeflate: false });
-  const calls: CallFrame[] = [];
-  await new Promise<void>((resolve, reject) => {
-    ws.once("error", reject);
-    ws.on("message", (data) => {
-      const frame = JSON.parse(String(data)) as HubFrame;
-      if (frame.type === "welcome") {
-        ws.send(
-          JSON.stringify({
-            type: "hello",
-            kind: "tab",
-            label: new URL(origin).host,
-            page: { url: `${origin}/shop.html`, title: "Dress shop — WebMCP demo" },
-            version: "e2e",
-          }),
-        );
-        ws.send(JSON.stringify({ type: "tools", tools: tools.map(({ pages: _pages, ...t }) => t) }));
-        resolve();
-      } else if (frame.type === "call") {
-        calls.push(frame);
-        ws.send(JSON.stringify({ type: "result", id: frame.id, result: answer(frame) }));
-      }
-    });
-  });
-  return { calls, close: () => ws.close(1000, "bye") };
+async function openShopTab(code: string): Promise<E2EBrowser> {
+  const tabBrowser = await launchBrowser();
+  try {
+    const tab = await tabBrowser.newPage();
+    await tab.goto(`${demoOrigin}/shop.html`);
+    await tab.waitForFunction(() => (window as { webmcpHub?: unknown }).webmcpHub !== undefined);
+    const codeInput = tab.locator("webmcp-hub-widget").getByLabel("Pairing code");
+    await codeInput.fill(code);
+    await codeInput.press("Enter");
+    await tab.waitForFunction(
+      () => (window as { webmcpHub?: { status: string } }).webmcpHub?.status === "connected",
+      undefined,
+      { timeout: 15_000 },
+    );
+    return tabBrowser;
+  } catch (e) {
+    await tabBrowser.close();
+    throw e;
+  }
 }
 
-const DRESSES = {
-  products: [{ product_id: "d-8-navy", name: "Navy wrap dress", size: 8, color: "navy", price: 79 }],
-};
-const answerDemo = (call: CallFrame) =>
-  call.name === "get-dresses"
-    ? { content: [{ type: "text", text: "1 dress found" }], structuredContent: DRESSES }
-    : { content: [{ type: "text", text: `${call.name} done` }] };
+/** What the shop page's get-dresses finds for EU size 8 (web/demo/js/shop.js). */
+const SIZE_8 = ["Linen summer dress", "Floral midi dress"];
 
 let demoTools: ManifestTool[] = [];
 
@@ -630,36 +601,45 @@ describe("the dashboard in Chromium", () => {
     );
     await poll(() => page.locator("#providers-summary").textContent()).toContain("Nothing is connected");
 
-    // A tab of the demo site connects with the code: the console shows it without a reload.
-    const tab = await connectTab(channel.pairingCode, demoOrigin, demoTools, answerDemo);
+    // The demo shop opens in the user's other browser window and pairs through its /bridge.js widget with
+    // the code the console shows: the console lists the tab without a reload.
+    const tabBrowser = await openShopTab(channel.pairingCode);
     try {
       await page
-        .locator(".provider h3", { hasText: "Dress shop — WebMCP demo" })
+        .locator(".provider h3", { hasText: "Dress shop · WebMCP demo" })
         .waitFor({ timeout: 10_000 });
       expect(squash(await page.locator("#providers-summary").textContent())).toBe(
         "1 connected: 1 tab, 0 sidecars.",
       );
+      expect(squash(await page.locator(".provider").textContent())).toContain(demoOrigin);
       await poll(() => page.locator("#tool-rows th code").allTextContents()).toEqual(
-        expect.arrayContaining(["get-dresses", "add-stamp"]),
+        expect.arrayContaining(["get-dresses", "buyProduct"]),
       );
 
-      // An agent calls two tools over plain HTTP: both calls appear in the audit log.
+      // An agent calls two tools over plain HTTP: get-dresses runs the shop page's own code; buyProduct with
+      // a number for its id is refused by the hub before it reaches the tab. Both appear in the audit log.
       const call = (name: string, args: Record<string, unknown>) =>
-        getJson<{ results: Array<{ status: string }> }>(`/api/channels/${channel.id}/calls`, {
-          method: "POST",
-          headers: { "content-type": "application/json", authorization: `Bearer ${channel.agentToken}` },
-          body: JSON.stringify({ name, arguments: args }),
-        });
-      expect((await call("get-dresses", { size: 8 })).body.results[0]!.status).toBe("ok");
-      expect((await call("add-stamp", { name: 1 })).body.results[0]!.status).toBe("invalid");
+        getJson<{ results: Array<{ status: string; result: { structuredContent?: unknown } }> }>(
+          `/api/channels/${channel.id}/calls`,
+          {
+            method: "POST",
+            headers: { "content-type": "application/json", authorization: `Bearer ${channel.agentToken}` },
+            body: JSON.stringify({ name, arguments: args }),
+          },
+        );
+      const dresses = (await call("get-dresses", { size: 8 })).body.results[0]!;
+      expect(dresses.status).toBe("ok");
+      expect(JSON.stringify(dresses.result)).toContain("Linen summer dress");
+      expect((await call("buyProduct", { product_id: 1 })).body.results[0]!.status).toBe("invalid");
       await poll(() => page.locator("#audit-rows tr").count(), { timeout: 15_000 }).toBe(2);
       const statuses = await page.locator("#audit-rows .status").allTextContents();
       expect(statuses).toEqual(["invalid", "ok"]);
       expect(await page.locator("#audit-rows th code").allTextContents()).toEqual([
-        "add-stamp",
+        "buyProduct",
         "get-dresses",
       ]);
       expect(squash(await page.locator("#audit-rows tr").last().textContent())).toContain("default");
+      expect(squash(await page.locator("#audit-rows tr").last().textContent())).toContain(demoOrigin);
       await browser.screenshot(page, "channel-console-live-desktop");
 
       await page.getByLabel("Status").selectOption("ok");
@@ -669,9 +649,14 @@ describe("the dashboard in Chromium", () => {
       await page.getByRole("button", { name: "Apply" }).click();
       await poll(() => page.locator("#audit-empty").textContent()).toBe("No calls match these filters.");
       await page.getByLabel("Status").selectOption("");
-      await page.getByLabel("Tool", { exact: true }).fill("add-stamp");
+      await page.getByLabel("Tool", { exact: true }).fill("buyProduct");
       await page.getByRole("button", { name: "Apply" }).click();
-      await poll(() => page.locator("#audit-rows th code").allTextContents()).toEqual(["add-stamp"]);
+      await poll(() => page.locator("#audit-rows th code").allTextContents()).toEqual(["buyProduct"]);
+      // The time filter is applied by the server: every call so far is within the last hour.
+      await page.getByLabel("Time").selectOption("3600");
+      await page.getByRole("button", { name: "Apply" }).click();
+      await poll(() => page.locator("#audit-rows th code").allTextContents()).toEqual(["buyProduct"]);
+      await page.getByLabel("Time").selectOption("");
 
       // Audit pages: 22 more calls make two pages of 20.
       for (let i = 0; i < 22; i++) await call("get-dresses", { size: 8 });
@@ -710,8 +695,9 @@ describe("the dashboard in Chromium", () => {
       await browser.screenshot(phone, "channel-console-live-phone");
       await phone.close();
     } finally {
-      tab.close();
+      await tabBrowser.close();
     }
+    // Closing the tab's window disconnects it.
     await poll(() => page.locator("#providers-summary").textContent(), { timeout: 10_000 }).toContain(
       "Nothing is connected",
     );
@@ -729,7 +715,7 @@ describe("the dashboard in Chromium", () => {
     expect(await page.locator("#try-status a").first().getAttribute("href")).toBe(`${demoOrigin}/shop.html`);
     await browser.screenshot(page, "try-it-not-connected-desktop");
 
-    const tab = await connectTab(channel.pairingCode, demoOrigin, demoTools, answerDemo);
+    const tabBrowser = await openShopTab(channel.pairingCode);
     try {
       await page.getByLabel("size").fill("8");
       expect(JSON.parse((await page.locator("#try-args").textContent())!)).toEqual({ size: 8 });
@@ -737,9 +723,13 @@ describe("the dashboard in Chromium", () => {
       await poll(() => page.locator("#try-result .alert").textContent(), { timeout: 15_000 }).toMatch(
         /^Done · \d+ ms/,
       );
-      expect(await page.locator("#try-result pre").first().textContent()).toBe("1 dress found");
-      expect(JSON.parse((await page.locator("#try-result details pre").textContent())!)).toEqual(DRESSES);
-      expect(tab.calls.map((c) => [c.name, c.arguments])).toEqual([["get-dresses", { size: 8 }]]);
+      // The shop page's own code ran: its products of size 8, as text and as structured content.
+      const text = JSON.parse((await page.locator("#try-result pre").first().textContent())!);
+      expect(text.map((p: { name: string }) => p.name)).toEqual(SIZE_8);
+      const structured = JSON.parse((await page.locator("#try-result details pre").textContent())!);
+      expect(structured.products.map((p: { name: string; size: number }) => [p.name, p.size])).toEqual(
+        SIZE_8.map((name) => [name, 8]),
+      );
       await browser.screenshot(page, "try-it-result-desktop");
 
       const audit = await getJson<{ entries: unknown[] }>(`/api/channels/${channel.id}/audit`, {
@@ -755,7 +745,7 @@ describe("the dashboard in Chromium", () => {
       await browser.screenshot(phone, "try-it-ready-phone");
       await phone.close();
     } finally {
-      tab.close();
+      await tabBrowser.close();
     }
     await page.close();
   });
