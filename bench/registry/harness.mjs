@@ -90,13 +90,27 @@ export async function buildWorker({ root, config, outDir }) {
 /**
  * Starts `wrangler dev` for `config` on a free loopback port with its local state in `persistTo`, waits until
  * it answers GET /healthz, and returns its URL and a `stop()` that ends the process group it started.
+ * `inspector: false` runs the same dev server through wrangler's API without the DevTools inspector the CLI
+ * always turns on (bench/relay/dev-without-inspector.mjs).
  */
-export async function startWranglerDev({ root, config, persistTo, log, timeoutMs = 90_000 }) {
+export async function startWranglerDev({
+  root,
+  config,
+  persistTo,
+  log,
+  timeoutMs = 90_000,
+  inspector = true,
+}) {
   const port = await freePort();
-  const args = ["wrangler", "dev", "-c", config, "--ip", "127.0.0.1", "--port", String(port)];
+  let command = "npx";
+  let args = ["wrangler", "dev", "-c", config, "--ip", "127.0.0.1", "--port", String(port)];
   args.push("--persist-to", persistTo, "--inspector-port", "0", "--show-interactive-dev-session=false");
   args.push("--log-level", "warn");
-  const child = spawn("npx", args, {
+  if (!inspector) {
+    command = process.execPath;
+    args = [join(root, "bench/relay/dev-without-inspector.mjs"), String(port), persistTo, config];
+  }
+  const child = spawn(command, args, {
     cwd: root,
     detached: true, // its own process group: stop() ends npx, wrangler and workerd together
     stdio: ["ignore", "pipe", "pipe"],
@@ -139,7 +153,9 @@ export async function startWranglerDev({ root, config, persistTo, log, timeoutMs
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  log(`wrangler dev ready on ${url} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+  log(
+    `wrangler dev${inspector ? "" : " (no inspector)"} ready on ${url} (${((performance.now() - started) / 1000).toFixed(1)} s)`,
+  );
   return { url, stop, output: () => output };
 }
 

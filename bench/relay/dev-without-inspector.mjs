@@ -2,12 +2,14 @@
 // what the CLI's `dev` command runs) with one difference: `dev.inspector: false`. The CLI always enables the
 // DevTools inspector, and wrangler then relays a Network event for every subrequest (each D1 query, each
 // Durable Object call) to its Node process; this shows the relay's cost without that local-only tax.
-// argv: PORT PERSIST_DIR. Prints `{"url": …}` once ready; stops on SIGTERM.
+// argv: PORT PERSIST_DIR [CONFIG] (default: bench/relay/wrangler.toml; bench/registry passes its built
+// config). Prints `{"url": …}` once ready; stops on SIGTERM.
 import { unstable_startWorker } from "wrangler";
 
-const [port, persistTo] = process.argv.slice(2);
+const [port, persistTo, config = new URL("./wrangler.toml", import.meta.url).pathname] =
+  process.argv.slice(2);
 const worker = await unstable_startWorker({
-  config: new URL("./wrangler.toml", import.meta.url).pathname,
+  config,
   dev: {
     inspector: false,
     server: { hostname: "127.0.0.1", port: Number(port) },
