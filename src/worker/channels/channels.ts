@@ -92,12 +92,6 @@ export async function createChannel(
   };
 }
 
-async function findChannel(db: Db, channelId: string): Promise<ChannelRow> {
-  const row = await db.query.channels.findFirst({ where: eq(channels.id, channelId) });
-  if (!row) throw new HubError("not_found", `No channel ${channelId}.`);
-  return row;
-}
-
 /** The channel, if `authorization` carries its owner key; 401/403/404 otherwise. */
 export async function authenticateOwner(
   db: Db,
@@ -129,17 +123,18 @@ export async function authenticateAgent(
   if (!token || !looksLike("agent", token))
     throw new HubError("unauthorized", "Send the channel's agent token as `Authorization: Bearer wha_…`.");
   const tokenHash = await sha256Hex(token);
-  const row = await db.query.agentTokens.findFirst({ where: eq(agentTokens.tokenHash, tokenHash) });
-  if (!row || row.revokedAt !== null)
+  // One query (token and its channel joined): this runs when an MCP session opens and on every plain call.
+  const [row] = await db
+    .select({ token: agentTokens, channel: channels })
+    .from(agentTokens)
+    .innerJoin(channels, eq(channels.id, agentTokens.channelId))
+    .where(eq(agentTokens.tokenHash, tokenHash))
+    .limit(1);
+  if (!row || row.token.revokedAt !== null)
     throw new HubError("unauthorized", "This agent token is unknown or was revoked.");
-  if (row.channelId !== channelId)
+  if (row.channel.id !== channelId)
     throw new HubError("forbidden", "This agent token belongs to another channel.");
-  return {
-    channel: await findChannel(db, channelId),
-    agentTokenId: row.id,
-    agentLabel: row.label,
-    tokenHash,
-  };
+  return { channel: row.channel, agentTokenId: row.token.id, agentLabel: row.token.label, tokenHash };
 }
 
 export async function createPairingCode(db: Db, channel: ChannelRow, now: number) {
