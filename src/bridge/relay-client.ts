@@ -15,6 +15,8 @@ export const RELAY_SUBPROTOCOL = "webmcp-hub.v1";
 export const BRIDGE_VERSION = "bridge/0.1.0";
 /** Close code the hub uses for a revoked provider token. */
 const TOKEN_REVOKED = 4001;
+/** The hub refused this page's Origin for the token (routes/relay.ts closes a refused page socket so). */
+const ORIGIN_REFUSED = 4003;
 const BACKOFF_BASE_MS = 500;
 const BACKOFF_CAP_MS = 30_000;
 // Mirrors of LIMITS and TOOL_NAME_PATTERN in src/protocol (values only: the bridge imports no zod).
@@ -193,11 +195,15 @@ export class RelayClient extends EventTarget {
     const pairing = this.pairing;
     if (code === TOKEN_REVOKED)
       return this.forget("This tab's access to the channel was revoked. Pair again.");
+    if (code === ORIGIN_REFUSED)
+      return this.forget(
+        "The hub does not accept this pairing from this page's origin. Pair this tab again.",
+      );
     if (opened) this.refusals = 0;
     else if (await this.hubAnswers()) {
       if (this.pairing !== pairing || this.ws) return; // paired again or reconnected meanwhile
-      // The hub is up but refused the upgrade. A browser cannot read why (401/403 look like a network
-      // error), so two refusals in a row while the hub answers mean the token is no longer accepted.
+      // The hub is up but refused the upgrade over HTTP. This hub tells a page why in band (close 4001 or
+      // 4003); for a hub that does not, two refusals in a row while it answers mean the token is refused.
       if (++this.refusals >= 2)
         return this.forget("The hub no longer accepts this tab's pairing (revoked or expired). Pair again.");
     }

@@ -729,6 +729,30 @@ describe("the bridge relays a page's WebMCP tools to the user's agent", () => {
     expect((await channelState(ch)).providers).toEqual([]);
   });
 
+  it("a page whose stored pairing was revoked while it was closed is told why at once, in band", async () => {
+    const ch = await createChannel();
+    const first = await open("/stamps.html");
+    await pairThroughWidget(first, ch.pairingCode);
+    const [provider] = (await channelState(ch)).providers;
+    await first.close();
+    await until(async () => (await channelState(ch)).providers.length === 0, "the tab to disconnect");
+    const revoked = await api(`/api/channels/${ch.id}/providers/${provider!.tokenId}`, {
+      method: "DELETE",
+      token: ch.ownerKey,
+    });
+    expect(revoked.status).toBe(200);
+
+    // The next page of the origin tries its stored pairing: the hub accepts the socket only to close it with
+    // 4001, so the bridge names the reason instead of guessing it from refused upgrades.
+    const page = await open("/shop.html");
+    await waitForStatus(page, "unpaired");
+    await expect
+      .poll(() => widget(page).getByRole("alert").textContent())
+      .toContain("This tab's access to the channel was revoked.");
+    expect(await page.evaluate((hub) => localStorage.getItem(`webmcp-hub:${hub}`), hubUrl)).toBeNull();
+    expect((await channelState(ch)).providers).toEqual([]);
+  });
+
   it("a wrong code leaves the tab unpaired with the hub's message; Disconnect forgets the pairing and the tools go away", async () => {
     const ch = await createChannel();
     const page = await open("/stamps.html");

@@ -12,6 +12,18 @@ import {
   settle,
 } from "./relay-helpers.js";
 
+/** A refused upgrade told in band: the error frame, then the close code. */
+async function refusedInBand(res: Response): Promise<{ frame: unknown; code: number }> {
+  expect(res.status).toBe(101);
+  const ws = res.webSocket!;
+  const frames: unknown[] = [];
+  const closed = new Promise<number>((resolve) => ws.addEventListener("close", (e) => resolve(e.code)));
+  ws.addEventListener("message", (e) => frames.push(JSON.parse(e.data as string)));
+  ws.accept();
+  const code = await closed;
+  return { frame: frames[0], code };
+}
+
 describe("creating a channel", () => {
   it("returns its secrets once, stores only their hashes, and gives working MCP URLs", async () => {
     const res = await api("/api/channels", { method: "POST", json: { name: "laptop" } });
@@ -136,7 +148,12 @@ describe("provider connections", () => {
           ...(origin ? { origin } : {}),
         },
       });
-    await expectError(await connect("https://evil.example"), 403, "forbidden");
+    // A page elsewhere is told in band (a browser cannot read a refused upgrade's status).
+    expect(await refusedInBand(await connect("https://evil.example"))).toEqual({
+      frame: { type: "error", code: "forbidden", message: expect.stringContaining("https://shop.example") },
+      code: 4003,
+    });
+    // Without an Origin (not a browser), the plain HTTP error.
     await expectError(await connect(), 403, "forbidden");
     const ok = await connect("https://shop.example");
     expect(ok.status).toBe(101);
@@ -158,6 +175,37 @@ describe("provider connections", () => {
     await expectError(await up(other.id, `webmcp-hub.v1, ${providerToken}`), 403, "forbidden");
     await expectError(await up(ch.id, providerToken), 400, "bad_request");
     await expectError(await SELF.fetch(`${HUB}/relay/${ch.id}`), 400, "bad_request");
+  });
+
+  it("tells a page in band that its token is no longer accepted (close 4001), so the bridge can say so", async () => {
+    const ch = await createChannel();
+    const res = await pair(ch.pairingCode, "tab", "https://shop.example");
+    const { providerToken } = (await res.json()) as any;
+    const tokenId = (await env.DB.prepare("SELECT id FROM provider_tokens WHERE channel_id = ?")
+      .bind(ch.id)
+      .first<{ id: string }>())!.id;
+    const revoked = await api(`/api/channels/${ch.id}/providers/${tokenId}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${ch.ownerKey}` },
+    });
+    expect(revoked.status).toBe(200);
+    const upgrade = await SELF.fetch(`${HUB}/relay/${ch.id}`, {
+      headers: {
+        upgrade: "websocket",
+        "sec-websocket-protocol": `webmcp-hub.v1, ${providerToken}`,
+        origin: "https://shop.example",
+      },
+    });
+    expect(upgrade.headers.get("sec-websocket-protocol")).toBe("webmcp-hub.v1");
+    expect(await refusedInBand(upgrade)).toEqual({
+      frame: { type: "error", code: "unauthorized", message: expect.stringContaining("revoked") },
+      code: 4001,
+    });
+    // Nothing was connected.
+    const snapshot = (await (
+      await api(`/api/channels/${ch.id}`, { headers: { authorization: `Bearer ${ch.ownerKey}` } })
+    ).json()) as { providers: unknown[] };
+    expect(snapshot.providers).toEqual([]);
   });
 
   it("closes a provider's live connection when the owner revokes its token", async () => {

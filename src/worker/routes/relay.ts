@@ -34,7 +34,18 @@ relayRoutes.get("/:channelId", async (c) => {
   }
   const token = offered.find((p) => p.startsWith("whr_"));
   const origin = c.req.header("origin");
-  const row = await authenticateProvider(c.var.db, c.req.param("channelId"), token, origin);
+  let row: Awaited<ReturnType<typeof authenticateProvider>>;
+  try {
+    row = await authenticateProvider(c.var.db, c.req.param("channelId"), token, origin);
+  } catch (e) {
+    // A browser cannot read why an upgrade was refused (401 and 403 look like a network error), so a page's
+    // refused socket is accepted, told why in an error frame and closed with a code it can read: 4001 for a
+    // token that is unknown, revoked or expired, 4003 for a page whose Origin is not the one that paired.
+    // Clients that send no Origin (the sidecar, scripts) get the plain HTTP error.
+    if (origin && e instanceof HubError && (e.code === "unauthorized" || e.code === "forbidden"))
+      return refuseInBand(e);
+    throw e;
+  }
   const channel = { id: row.channelId };
   const strictNames =
     (await c.var.db.query.channels.findFirst({ where: (t, { eq }) => eq(t.id, row.channelId) }))
@@ -52,6 +63,21 @@ relayRoutes.get("/:channelId", async (c) => {
   headers.set(HEADER_PROVIDER, JSON.stringify(attachment));
   return relayOf(c.env, channel).fetch(new Request(c.req.url, { headers }));
 });
+
+export const CLOSE_UNAUTHORIZED = 4001;
+export const CLOSE_FORBIDDEN = 4003;
+
+function refuseInBand(e: HubError): Response {
+  const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
+  server.accept();
+  server.send(JSON.stringify({ type: "error", code: e.code, message: e.message }));
+  server.close(e.code === "forbidden" ? CLOSE_FORBIDDEN : CLOSE_UNAUTHORIZED, e.code);
+  return new Response(null, {
+    status: 101,
+    webSocket: client,
+    headers: { "sec-websocket-protocol": RELAY_SUBPROTOCOL },
+  });
+}
 
 /**
  * Forwards an MCP request to the channel's object. The token is checked in D1 when a session opens; within a
