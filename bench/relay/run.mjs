@@ -357,7 +357,10 @@ function render(results, probes, reopened) {
     ["`GET /healthz` under the `wrangler dev` CLI: the local floor as people run it", "healthz-cli"],
     ["`GET /healthz`: the Worker alone (no D1, no Durable Object)", "healthz"],
     ["`GET /bench/d1`: one D1 round trip (`SELECT 1`)", "d1"],
-    ["`GET /bench/auth`: the agent-token check alone (`authenticateAgent`: one joined query through drizzle)", "auth"],
+    [
+      "`GET /bench/auth`: the agent-token check alone (`authenticateAgent`: one joined query through drizzle)",
+      "auth",
+    ],
     ["`GET /bench/auth-sql`: the same check as one raw SQL join", "auth-sql"],
     ["`GET /bench/do`: one RPC to the channel's Durable Object that does nothing", "do"],
     ["MCP `ping` on `/bench/mcp` (no token check): Worker, DO, SDK transport", "ping-bare"],
