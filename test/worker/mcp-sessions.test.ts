@@ -93,6 +93,36 @@ describe("MCP sessions across eviction", () => {
     await again.close();
   });
 
+  it("after eviction, a GET stream reopened together with a POST still gets list_changed", async () => {
+    const { ch, agent } = await echoChannel();
+    const session = sessionOf(agent);
+    await agent.close();
+    await evictDurableObject(stubOf(ch));
+
+    const headers = {
+      authorization: `Bearer ${ch.agentToken}`,
+      "mcp-session-id": session,
+      "mcp-protocol-version": "2025-11-25",
+    };
+    const [stream, ping] = await Promise.all([
+      SELF.fetch(`${HUB}/mcp/${ch.id}`, { headers: { ...headers, accept: "text/event-stream" } }),
+      inSession(ch, session, ch.agentToken),
+    ]);
+    expect(stream.status).toBe(200);
+    expect(ping.status).toBe(200);
+    // The stream belongs to the session the object keeps: a tools change reaches it.
+    const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+    await connectProvider(ch, { tools: [echoTool("second")] });
+    let seen = "";
+    while (!seen.includes("notifications/tools/list_changed")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      seen += value;
+    }
+    expect(seen).toContain("notifications/tools/list_changed");
+    await reader.cancel();
+  });
+
   it("ends a session for good when the agent deletes it, eviction or not", async () => {
     const { ch, agent } = await echoChannel();
     const session = sessionOf(agent);

@@ -65,6 +65,12 @@ const INSTRUCTIONS =
 
 export class McpSessions {
   private readonly sessions = new Map<string, Session>();
+  /**
+   * Rebuilds under way, so concurrent requests of one evicted session (its GET stream and a POST) share one
+   * rebuild: two would leave the stream on a transport the object no longer holds. (A rebuild awaits no I/O
+   * today, so workerd finishes it before the next request runs; this keeps that true if it ever does.)
+   */
+  private readonly restoring = new Map<string, Promise<Session | undefined>>();
 
   constructor(
     private readonly relay: ChannelRelay,
@@ -87,7 +93,7 @@ export class McpSessions {
   async handle(request: Request, who: { agent: AgentContext } | { tokenHash: string }): Promise<Response> {
     const sessionId = request.headers.get("mcp-session-id");
     if (sessionId) {
-      const session = this.sessions.get(sessionId) ?? (await this.restore(sessionId));
+      const session = this.sessions.get(sessionId) ?? (await this.restoreOnce(sessionId));
       const sameAgent =
         session &&
         ("agent" in who
@@ -137,6 +143,15 @@ export class McpSessions {
       this.sql.exec(`UPDATE mcp_sessions SET last_used_at = ? WHERE id = ?`, now, session.id);
     }
     session.lastUsedAt = now;
+  }
+
+  private restoreOnce(id: string): Promise<Session | undefined> {
+    let pending = this.restoring.get(id);
+    if (!pending) {
+      pending = this.restore(id).finally(() => this.restoring.delete(id));
+      this.restoring.set(id, pending);
+    }
+    return pending;
   }
 
   /** Rebuilds a stored session in memory: a transport with its id, initialized by its stored request. */
