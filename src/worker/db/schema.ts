@@ -171,6 +171,11 @@ export const providerTokens = sqliteTable(
     kind: text("kind", { enum: ["tab", "sidecar"] }).notNull(),
     label: text("label").notNull(),
     origin: text("origin"),
+    /**
+     * Whether the pairing request came from a browser page (its Sec-Fetch-Site/Sec-Fetch-Mode said so);
+     * false for a script or a sidecar, null for tokens issued before this was recorded.
+     */
+    pairedFromPage: integer("paired_from_page", { mode: "boolean" }),
     createdAt: integer("created_at", { mode: "number" }).notNull(),
     revokedAt: integer("revoked_at", { mode: "number" }),
   },
