@@ -37,7 +37,7 @@ export const challenges = sqliteTable(
     usedAt: integer("used_at", { mode: "number" }),
     attempts: integer("attempts", { mode: "number" }).notNull().default(0),
   },
-  (t) => [index("challenges_host").on(t.host)],
+  (t) => [index("challenges_host").on(t.host), index("challenges_expires").on(t.expiresAt)],
 );
 
 /** Publisher keys: only the SHA-256 is stored; the key itself is shown once. */
@@ -120,14 +120,24 @@ export const toolTerms = sqliteTable(
 // The relay: channels, their secrets, pairing codes, and the audit log shipped from each ChannelRelay.
 
 /** A private channel: its owner's tabs and sidecars on one side, the owner's agents on the other. */
-export const channels = sqliteTable("channels", {
-  id: text("id").primaryKey(),
-  name: text("name").notNull(),
-  ownerKeyHash: text("owner_key_hash").notNull().unique(),
-  /** Restrict tool names to [A-Za-z0-9_-]{1,64} for clients that reject dots. */
-  strictNames: integer("strict_names", { mode: "boolean" }).notNull().default(false),
-  createdAt: integer("created_at", { mode: "number" }).notNull(),
-});
+export const channels = sqliteTable(
+  "channels",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    ownerKeyHash: text("owner_key_hash").notNull().unique(),
+    /** Restrict tool names to [A-Za-z0-9_-]{1,64} for clients that reject dots. */
+    strictNames: integer("strict_names", { mode: "boolean" }).notNull().default(false),
+    createdAt: integer("created_at", { mode: "number" }).notNull(),
+    /**
+     * When the channel was last used (a pairing redeemed, a provider connected, an agent or its owner
+     * authenticated; agent calls are folded in daily from the audit log), at most once per hour on a hot path.
+     * Null: never used. The daily maintenance deletes channels that were never used, or not for long.
+     */
+    lastUsedAt: integer("last_used_at", { mode: "number" }),
+  },
+  (t) => [index("channels_last_used").on(t.lastUsedAt, t.createdAt)],
+);
 
 export const agentTokens = sqliteTable(
   "agent_tokens",
@@ -156,7 +166,7 @@ export const pairingCodes = sqliteTable(
     expiresAt: integer("expires_at", { mode: "number" }).notNull(),
     usedAt: integer("used_at", { mode: "number" }),
   },
-  (t) => [index("pairing_codes_channel").on(t.channelId)],
+  (t) => [index("pairing_codes_channel").on(t.channelId), index("pairing_codes_expires").on(t.expiresAt)],
 );
 
 /** A provider's credential; a tab's is bound to the Origin that redeemed the pairing code. */
@@ -213,5 +223,7 @@ export const auditLog = sqliteTable(
   (t) => [
     index("audit_channel_time").on(t.channelId, t.createdAt, t.seq),
     index("audit_channel_tool").on(t.channelId, t.tool),
+    /** The daily retention prune deletes by age across channels. */
+    index("audit_created").on(t.createdAt),
   ],
 );
