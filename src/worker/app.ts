@@ -4,6 +4,7 @@ import { cors } from "hono/cors";
 import { manifestJsonSchema } from "../protocol/index.js";
 import { hubContext, type AppEnv } from "./http/context.js";
 import { HubError, renderError } from "./http/errors.js";
+import { securityHeaders } from "./http/security-headers.js";
 import { handleRegistryMcp } from "./mcp/registry-server.js";
 import { siteRoutes } from "./routes/sites.js";
 import { toolRoutes } from "./routes/tools.js";
@@ -13,6 +14,8 @@ import { pageRoutes } from "../../web/pages/routes.js";
 
 export function createApp() {
   const app = new Hono<AppEnv>();
+  // First, so that errors, 404s and static files get their headers too.
+  app.use("*", securityHeaders());
   app.use("*", hubContext());
   // The public read API and the registry MCP server may be used from any page.
   app.use(

@@ -1,8 +1,9 @@
 // The page shell shared by every dashboard page: head, skip link, header navigation, main, footer.
 // Pages render complete without JavaScript; `scripts` names the small modules under /assets/ that add
-// the live parts (every page gets common.js: copy buttons, tabs, the theme switch).
+// the live parts (every page gets common.js: copy buttons, tabs, the theme switch). Every script carries the
+// response's CSP nonce (src/worker/http/security-headers.ts), provided by the route through `CspNonce`.
 import { raw } from "hono/html";
-import type { Child } from "hono/jsx";
+import { createContext, useContext, type Child } from "hono/jsx";
 
 export type Section = "tools" | "publish" | "channels" | "docs";
 
@@ -16,6 +17,9 @@ const NAV: Array<[Section, string, string]> = [
 // Applies a theme chosen earlier before the first paint (no flash); the default follows the system.
 const THEME_BOOT =
   'try{var t=localStorage.getItem("webmcp-hub:theme");if(t==="light"||t==="dark")document.documentElement.dataset.theme=t}catch(e){}';
+
+/** The nonce of this response's Content-Security-Policy; scripts without it do not run. */
+export const CspNonce = createContext<string | undefined>(undefined);
 
 const ICON =
   "data:image/svg+xml," +
@@ -32,6 +36,7 @@ export function Layout(props: {
   children: Child;
 }) {
   const scripts = ["common", ...(props.scripts ?? [])];
+  const nonce = useContext(CspNonce);
   return (
     <>
       {raw("<!doctype html>")}
@@ -44,9 +49,9 @@ export function Layout(props: {
           <meta name="color-scheme" content="light dark" />
           <link rel="icon" href={ICON} />
           <link rel="stylesheet" href="/assets/app.css" />
-          <script dangerouslySetInnerHTML={{ __html: THEME_BOOT }} />
+          <script nonce={nonce} dangerouslySetInnerHTML={{ __html: THEME_BOOT }} />
           {scripts.map((s) => (
-            <script type="module" src={`/assets/${s}.js`} />
+            <script type="module" nonce={nonce} src={`/assets/${s}.js`} />
           ))}
         </head>
         <body>

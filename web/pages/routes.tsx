@@ -1,7 +1,9 @@
 // Server-rendered dashboard pages. Routes are thin: parse the request, call the registry's functions,
 // render a page component. Every page works without JavaScript; client modules in /assets add live parts.
 import { Hono } from "hono";
-import type { Child } from "hono/jsx";
+import type { Child, JSX } from "hono/jsx";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type {} from "hono/secure-headers";
 import { EXPORT_FORMATS, ToolSearchParamsSchema } from "../../src/protocol/index.js";
 import type { AppContext, AppEnv } from "../../src/worker/http/context.js";
 import { HubError } from "../../src/worker/http/errors.js";
@@ -16,7 +18,7 @@ import { cachedCounts, toolPageData } from "./data.js";
 import { diffLines, toolChanges } from "./diff.js";
 import { DocsPage } from "./docs.js";
 import { HomePage } from "./home.js";
-import { Layout } from "./layout.js";
+import { CspNonce, Layout } from "./layout.js";
 import { PublishPage } from "./publish.js";
 import { SitePage, type SiteDiff } from "./site.js";
 import { ToolPage } from "./tool.js";
@@ -24,6 +26,11 @@ import { ToolPage } from "./tool.js";
 export const pageRoutes = new Hono<AppEnv>();
 
 const hubOrigin = (c: AppContext) => new URL(c.req.url).origin;
+
+/** Renders a page; its scripts carry this response's CSP nonce (set by the security headers middleware). */
+function renderPage(c: AppContext, node: JSX.Element, status?: ContentfulStatusCode) {
+  return c.html(<CspNonce.Provider value={c.get("secureHeadersNonce")}>{node}</CspNonce.Provider>, status);
+}
 
 function NotFound(props: { title: string; children: Child }) {
   return (
@@ -76,7 +83,8 @@ pageRoutes.get("/", async (c) => {
   const counts = recent
     ? await cachedCounts(db, newest ? `${newest.updatedAt} ${newest.host}` : "", c.var.now)
     : null;
-  return c.html(
+  return renderPage(
+    c,
     <HomePage
       q={params.q ?? ""}
       site={site ?? ""}
@@ -103,7 +111,8 @@ async function verifiedSiteOrNull(c: AppContext, host: string) {
 }
 
 function siteNotFound(c: AppContext, host: string) {
-  return c.html(
+  return renderPage(
+    c,
     <NotFound title="No such site">
       <p>
         No verified site <code>{host}</code> is listed. It may not have finished verification yet.
@@ -157,7 +166,8 @@ pageRoutes.get("/sites/:host", async (c) => {
       };
     }
   }
-  return c.html(
+  return renderPage(
+    c,
     <SitePage
       site={siteView(site)}
       tools={tools}
@@ -176,7 +186,8 @@ pageRoutes.get("/sites/:host/tools/:name", async (c) => {
   const { site, tool, pages } = await toolPageData(c.var.db, host, name);
   if (!site) return siteNotFound(c, host);
   if (!tool) {
-    return c.html(
+    return renderPage(
+      c,
       <NotFound title="No such tool">
         <p>
           <code>{site.host}</code> has no tool named <code>{name}</code> in its current manifest.
@@ -189,7 +200,8 @@ pageRoutes.get("/sites/:host/tools/:name", async (c) => {
       404,
     );
   }
-  return c.html(
+  return renderPage(
+    c,
     <ToolPage
       site={siteView(site)}
       tool={tool}
@@ -199,9 +211,9 @@ pageRoutes.get("/sites/:host/tools/:name", async (c) => {
   );
 });
 
-pageRoutes.get("/publish", (c) => c.html(<PublishPage hub={hubOrigin(c)} />));
-pageRoutes.get("/channels", (c) => c.html(<ChannelsPage />));
+pageRoutes.get("/publish", (c) => renderPage(c, <PublishPage hub={hubOrigin(c)} />));
+pageRoutes.get("/channels", (c) => renderPage(c, <ChannelsPage />));
 pageRoutes.get("/channels/:id", (c) =>
-  c.html(<ChannelConsolePage id={c.req.param("id")} hub={hubOrigin(c)} />),
+  renderPage(c, <ChannelConsolePage id={c.req.param("id")} hub={hubOrigin(c)} />),
 );
-pageRoutes.get("/docs", (c) => c.html(<DocsPage hub={hubOrigin(c)} />));
+pageRoutes.get("/docs", (c) => renderPage(c, <DocsPage hub={hubOrigin(c)} />));

@@ -137,7 +137,7 @@ export function SchemaTable(props: { schema: JsonSchemaObject; caption: string; 
                 <th
                   scope="row"
                   data-label="Field"
-                  style={r.depth ? `padding-left:${0.5 + r.depth * 1.1}rem` : undefined}
+                  data-depth={r.depth ? String(Math.min(r.depth, MAX_DEPTH)) : undefined}
                 >
                   <code>{r.path}</code>{" "}
                   {r.required ? <span class="req">required</span> : <span class="opt">optional</span>}

@@ -1,0 +1,97 @@
+// Security headers for every response, chosen by what the response is for: the dashboard's pages and files
+// (strict CSP, never framed), the API and MCP endpoints (nothing to render), and /bridge.js (any site's script).
+import type { Context, MiddlewareHandler } from "hono";
+import { NONCE, secureHeaders } from "hono/secure-headers";
+
+/**
+ * - `page`: server-rendered pages and the dashboard's static files. Scripts run only with this response's
+ *   nonce (`'strict-dynamic'` lets them import their modules; `'self'` is the fallback of browsers without
+ *   CSP 3); no inline handlers or styles; never framed (`frame-ancestors 'none'`, and `X-Frame-Options: DENY`
+ *   for older browsers); `Cross-Origin-Resource-Policy: same-origin`.
+ * - `api`: JSON, MCP and the manifest schema. `default-src 'none'` (a response opened as a page runs nothing)
+ *   and `frame-ancestors 'none'`; `Cross-Origin-Resource-Policy: cross-origin`, because other origins' pages
+ *   use these endpoints (CORS `*`, and the bridge probes /healthz with a no-cors fetch).
+ * - `embeddable`: /bridge.js, which any site loads with a plain `<script src>`: `Cross-Origin-Resource-Policy:
+ *   cross-origin` (also satisfies sites with `Cross-Origin-Embedder-Policy: require-corp`) and
+ *   `Access-Control-Allow-Origin: *` (for `<script crossorigin>` and integrity checks); no CSP or frame rules.
+ * - `upgrade`: provider WebSocket upgrades (/relay/…): a 101 renders nothing, and is passed through untouched.
+ * All but `upgrade` send `X-Content-Type-Options: nosniff` and `Referrer-Policy: strict-origin-when-cross-origin`.
+ * HSTS is left to the zone's setting: the same Worker answers plain http under `npm start`.
+ */
+export type ResponseKind = "page" | "api" | "embeddable" | "upgrade";
+
+export function responseKind(path: string): ResponseKind {
+  if (path === "/bridge.js") return "embeddable";
+  if (path.startsWith("/relay/")) return "upgrade";
+  if (
+    path.startsWith("/api/") ||
+    path.startsWith("/mcp/") ||
+    path.startsWith("/schema/") ||
+    path === "/healthz"
+  )
+    return "api";
+  return "page";
+}
+
+const REFERRER = "strict-origin-when-cross-origin";
+
+/** Headers hono adds by default that only matter for documents. */
+const DOCUMENT_ONLY = {
+  crossOriginOpenerPolicy: false,
+  originAgentCluster: false,
+  xDnsPrefetchControl: false,
+  xDownloadOptions: false,
+  xPermittedCrossDomainPolicies: false,
+  xXssProtection: false,
+} as const;
+
+/** Middleware factory: sets the security headers of each response's kind (see {@link ResponseKind}). */
+export function securityHeaders(): MiddlewareHandler {
+  const byKind: Record<Exclude<ResponseKind, "upgrade">, MiddlewareHandler> = {
+    page: secureHeaders({
+      contentSecurityPolicy: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'", NONCE, "'strict-dynamic'"],
+        scriptSrcAttr: ["'none'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", "data:"],
+        connectSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'none'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+      },
+      xFrameOptions: "DENY",
+      referrerPolicy: REFERRER,
+      crossOriginResourcePolicy: "same-origin",
+      strictTransportSecurity: false,
+    }),
+    api: secureHeaders({
+      contentSecurityPolicy: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+      xFrameOptions: "DENY",
+      referrerPolicy: REFERRER,
+      crossOriginResourcePolicy: "cross-origin",
+      strictTransportSecurity: false,
+      ...DOCUMENT_ONLY,
+    }),
+    embeddable: secureHeaders({
+      xFrameOptions: false,
+      referrerPolicy: REFERRER,
+      crossOriginResourcePolicy: "cross-origin",
+      strictTransportSecurity: false,
+      ...DOCUMENT_ONLY,
+    }),
+  };
+
+  return async function securityHeadersMiddleware(c: Context, next: () => Promise<void>): Promise<void> {
+    const kind = responseKind(c.req.path);
+    if (kind === "upgrade") return next();
+    await byKind[kind](c, async () => {
+      await next();
+      // A response fetched from a binding (static files from ASSETS, a Durable Object) has immutable
+      // headers: replace it with a copy the headers can be added to.
+      c.res = new Response(c.res.body, c.res);
+      if (kind === "embeddable") c.res.headers.set("access-control-allow-origin", "*");
+    });
+  };
+}
