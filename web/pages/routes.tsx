@@ -1,7 +1,7 @@
 // Server-rendered dashboard pages. Routes are thin: parse the request, call the registry's functions,
 // render a page component. Every page works without JavaScript; client modules in /assets add live parts.
 import { Hono } from "hono";
-import type { Child, JSX } from "hono/jsx";
+import type { Child } from "hono/jsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type {} from "hono/secure-headers";
 import { EXPORT_FORMATS, ToolSearchParamsSchema } from "../../src/protocol/index.js";
@@ -28,7 +28,7 @@ export const pageRoutes = new Hono<AppEnv>();
 const hubOrigin = (c: AppContext) => new URL(c.req.url).origin;
 
 /** Renders a page; its scripts carry this response's CSP nonce (set by the security headers middleware). */
-function renderPage(c: AppContext, node: JSX.Element, status?: ContentfulStatusCode) {
+function renderPage(c: AppContext, node: Child, status?: ContentfulStatusCode) {
   return c.html(<CspNonce.Provider value={c.get("secureHeadersNonce")}>{node}</CspNonce.Provider>, status);
 }
 
