@@ -1,10 +1,12 @@
 // One vitest config, three projects: Worker tests in workerd (Cloudflare's vitest plugin, D1 migrations
 // from migrations/), Node tests (sidecar, bridge units), and browser e2e tests (Chromium against wrangler dev).
+import { readFileSync } from "node:fs";
 import { defineConfig } from "vitest/config";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { startFakeOrigins } from "./test/support/fake-origins.js";
 
 const migrations = await readD1Migrations("./migrations");
+const deployedLimits = deployedRateLimits();
 const fake = await startFakeOrigins();
 
 export default defineConfig({
@@ -15,11 +17,19 @@ export default defineConfig({
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
+              // AGENT_CALLS raised: tests (the 1,000-call chaos test, fuzzing) make calls at a rate no agent
+              // would; test/worker/rate-limits.test.ts runs the app on AGENT_CALLS_AS_DEPLOYED instead.
+              // ANON_WRITES stays as deployed (requests without CF-Connecting-IP are not counted per client).
+              ratelimits: {
+                AGENT_CALLS: { namespace_id: "1102", simple: { limit: 1_000_000, period: 10 } },
+                AGENT_CALLS_AS_DEPLOYED: { namespace_id: "9102", simple: deployedLimits.AGENT_CALLS! },
+              },
               bindings: {
                 TEST_MIGRATIONS: migrations,
                 FAKE_ORIGINS_URL: fake.controlUrl,
                 DOH_URL: fake.dohUrl,
                 ALLOW_PRIVATE_ORIGINS: "true",
+                DEPLOYED_RATE_LIMITS: JSON.stringify(deployedLimits),
               },
             },
           }),
@@ -52,3 +62,18 @@ export default defineConfig({
     ],
   },
 });
+
+/** wrangler.toml's [[ratelimits]] (name → its one-line `simple` table), so the tests know the deployed limits. */
+function deployedRateLimits(): Record<string, { limit: number; period: 10 | 60 }> {
+  const toml = readFileSync(new URL("./wrangler.toml", import.meta.url), "utf8");
+  const found: Record<string, { limit: number; period: 10 | 60 }> = {};
+  const block =
+    /\[\[ratelimits\]\]\s*name\s*=\s*"(\w+)"[^[]*?simple\s*=\s*\{\s*limit\s*=\s*(\d+),\s*period\s*=\s*(10|60)\s*\}/g;
+  for (const m of toml.matchAll(block))
+    found[m[1]!] = { limit: Number(m[2]), period: Number(m[3]) as 10 | 60 };
+  if (!found.AGENT_CALLS || !found.ANON_WRITES)
+    throw new Error(
+      "wrangler.toml: expected [[ratelimits]] ANON_WRITES and AGENT_CALLS with `simple = { limit, period }`",
+    );
+  return found;
+}

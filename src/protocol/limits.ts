@@ -26,4 +26,14 @@ export const LIMITS = {
   /** Free text sizes. */
   descriptionMax: 4096,
   titleMax: 256,
+  /** Live ownership challenges kept per site: registering the origin again supersedes the oldest. */
+  liveChallengesPerSite: 3,
+  /** Live pairing codes kept per channel: creating another supersedes the oldest (see channels/rate-limit.ts). */
+  livePairingCodesPerChannel: 5,
+  /** Failed pairing attempts allowed per client (IPv4 address or IPv6 /64) in one window. */
+  pairFailuresPerClient: 20,
+  /** Failed pairing attempts allowed hub-wide in one window: what bounds guessing from many addresses. */
+  pairFailuresHubWide: 1000,
+  /** The window of the two pairing failure limits. */
+  pairFailureWindowMs: 10 * 60 * 1000,
 } as const;

@@ -8,6 +8,9 @@ const BoolString = z
   .optional()
   .transform((v) => v === "true" || v === "1");
 
+/** A whole number of days (a var is a string). */
+const Days = (fallback: number) => z.coerce.number().int().min(1).max(3650).default(fallback);
+
 export const SettingsSchema = z.object({
   ALLOW_PRIVATE_ORIGINS: BoolString,
   DOH_URL: z.url().default("https://cloudflare-dns.com/dns-query"),
@@ -23,6 +26,14 @@ export const SettingsSchema = z.object({
             .filter(Boolean)
         : [],
     ),
+  /** Audit rows older than this are deleted by the daily maintenance. */
+  AUDIT_RETENTION_DAYS: Days(30),
+  /** A site registered this long ago and never verified is deleted once it has no live challenge. */
+  PENDING_SITE_DAYS: Days(7),
+  /** A channel never used (no pairing, no agent, no owner visit) is deleted this long after its creation. */
+  UNUSED_CHANNEL_DAYS: Days(7),
+  /** A channel used once but not since is deleted after this long. */
+  IDLE_CHANNEL_DAYS: Days(90),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 

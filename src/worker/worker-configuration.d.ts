@@ -12,6 +12,12 @@ declare namespace Cloudflare {
 		ALLOW_PRIVATE_ORIGINS: "false";
 		DOH_URL: "https://cloudflare-dns.com/dns-query";
 		CHANNEL: DurableObjectNamespace<import("./index").ChannelRelay>;
+		AUDIT_RETENTION_DAYS: "30";
+		PENDING_SITE_DAYS: "7";
+		UNUSED_CHANNEL_DAYS: "7";
+		IDLE_CHANNEL_DAYS: "90";
+		ANON_WRITES: RateLimit;
+		AGENT_CALLS: RateLimit;
 	}
 }
 interface Env extends Cloudflare.Env {}
@@ -19,7 +25,7 @@ type StringifyValues<EnvType extends Record<string, unknown>> = {
 	[Binding in keyof EnvType]: EnvType[Binding] extends string ? EnvType[Binding] : string;
 };
 declare namespace NodeJS {
-	interface ProcessEnv extends StringifyValues<Pick<Cloudflare.Env, "ALLOW_PRIVATE_ORIGINS" | "DOH_URL">> {}
+	interface ProcessEnv extends StringifyValues<Pick<Cloudflare.Env, "ALLOW_PRIVATE_ORIGINS" | "DOH_URL" | "AUDIT_RETENTION_DAYS" | "PENDING_SITE_DAYS" | "UNUSED_CHANNEL_DAYS" | "IDLE_CHANNEL_DAYS">> {}
 }
 
 // Begin runtime types

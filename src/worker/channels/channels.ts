@@ -1,16 +1,15 @@
 // Channels and their secrets: owner keys, agent tokens, pairing codes and provider tokens (D1, hashed).
-import { and, desc, eq, isNull } from "drizzle-orm";
-import { PAIRING_ALPHABET, type PairBody } from "../../protocol/index.js";
+import { and, desc, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
+import { LIMITS, PAIRING_ALPHABET, type PairBody } from "../../protocol/index.js";
 import type { Db } from "../db/client.js";
 import { agentTokens, channels, pairingCodes, providerTokens } from "../db/schema.js";
 import { HubError } from "../http/errors.js";
 import { bearerToken, looksLike, newToken, randomBase64Url, sha256Hex } from "../secrets.js";
-import { assertUnderLimit, recordFailure } from "./rate-limit.js";
+import { assertUnderLimit, pairingRules, recordFailure } from "./rate-limit.js";
 
 export const PAIRING_TTL_MS = 10 * 60 * 1000;
-/** Failed pairing attempts allowed per client per window. */
-export const PAIR_ATTEMPTS_PER_WINDOW = 20;
-export const PAIR_WINDOW_MS = 10 * 60 * 1000;
+/** A channel's last_used_at is written at most this often by the hot paths that note a use. */
+export const CHANNEL_USE_RESOLUTION_MS = 60 * 60 * 1000;
 
 export type ChannelRow = typeof channels.$inferSelect;
 export type ProviderTokenRow = typeof providerTokens.$inferSelect;
@@ -97,6 +96,7 @@ export async function authenticateOwner(
   db: Db,
   channelId: string,
   authorization: string | undefined,
+  now: number = Date.now(),
 ): Promise<ChannelRow> {
   const key = bearerToken(authorization);
   if (!key || !looksLike("owner", key))
@@ -104,7 +104,29 @@ export async function authenticateOwner(
   const row = await db.query.channels.findFirst({ where: eq(channels.ownerKeyHash, await sha256Hex(key)) });
   if (!row) throw new HubError("unauthorized", "This owner key is not valid.");
   if (row.id !== channelId) throw new HubError("forbidden", "This owner key belongs to another channel.");
+  await noteChannelUse(db, row, now);
   return row;
+}
+
+/**
+ * Records that a channel is in use (what keeps it from expiring, see maintenance.ts), at most once per
+ * CHANNEL_USE_RESOLUTION_MS: the caller already holds the row, so a fresh one costs no query.
+ */
+export async function noteChannelUse(
+  db: Db,
+  channel: Pick<ChannelRow, "id" | "lastUsedAt">,
+  now: number,
+): Promise<void> {
+  if (channel.lastUsedAt !== null && now - channel.lastUsedAt < CHANNEL_USE_RESOLUTION_MS) return;
+  await db
+    .update(channels)
+    .set({ lastUsedAt: now })
+    .where(
+      and(
+        eq(channels.id, channel.id),
+        or(isNull(channels.lastUsedAt), lt(channels.lastUsedAt, now - CHANNEL_USE_RESOLUTION_MS)),
+      ),
+    );
 }
 
 export interface AgentIdentity {
@@ -119,6 +141,7 @@ export async function authenticateAgent(
   db: Db,
   channelId: string,
   token: string | undefined,
+  now: number = Date.now(),
 ): Promise<AgentIdentity> {
   if (!token || !looksLike("agent", token))
     throw new HubError("unauthorized", "Send the channel's agent token as `Authorization: Bearer wha_…`.");
@@ -134,17 +157,32 @@ export async function authenticateAgent(
     throw new HubError("unauthorized", "This agent token is unknown or was revoked.");
   if (row.channel.id !== channelId)
     throw new HubError("forbidden", "This agent token belongs to another channel.");
+  await noteChannelUse(db, row.channel, now);
   return { channel: row.channel, agentTokenId: row.token.id, agentLabel: row.token.label, tokenHash };
 }
 
 export async function createPairingCode(db: Db, channel: ChannelRow, now: number) {
   const code = newPairingCode();
-  await db.insert(pairingCodes).values({
-    codeHash: await sha256Hex(code),
-    channelId: channel.id,
-    createdAt: now,
-    expiresAt: now + PAIRING_TTL_MS,
-  });
+  await db.batch([
+    db.insert(pairingCodes).values({
+      codeHash: await sha256Hex(code),
+      channelId: channel.id,
+      createdAt: now,
+      expiresAt: now + PAIRING_TTL_MS,
+    }),
+    // At most a few live codes per channel (the oldest superseded): what bounds a guesser's chance of
+    // landing in any one channel (see rate-limit.ts).
+    db.delete(pairingCodes).where(
+      and(
+        eq(pairingCodes.channelId, channel.id),
+        isNull(pairingCodes.usedAt),
+        gt(pairingCodes.expiresAt, now),
+        sql`${pairingCodes.codeHash} NOT IN (SELECT code_hash FROM pairing_codes WHERE channel_id = ${channel.id}
+          AND used_at IS NULL AND expires_at > ${now}
+          ORDER BY created_at DESC, rowid DESC LIMIT ${LIMITS.livePairingCodesPerChannel})`,
+      ),
+    ),
+  ]);
   return { pairingCode: formatPairingCode(code), expiresAt: new Date(now + PAIRING_TTL_MS).toISOString() };
 }
 
@@ -224,8 +262,8 @@ export async function redeemPairingCode(
   hubOrigin: string,
   now: number,
 ) {
-  const rule = { key: `pair:${clientKey}`, limit: PAIR_ATTEMPTS_PER_WINDOW, windowMs: PAIR_WINDOW_MS };
-  await assertUnderLimit(db, rule, now);
+  const rules = pairingRules(clientKey);
+  await assertUnderLimit(db, rules, now);
   if (body.kind === "tab" && (!origin || origin === "null")) {
     throw new HubError(
       "bad_request",
@@ -239,7 +277,7 @@ export async function redeemPairingCode(
     .where(and(eq(pairingCodes.codeHash, hash), isNull(pairingCodes.usedAt)))
     .returning();
   if (!used || used.expiresAt <= now) {
-    await recordFailure(db, rule, now);
+    await recordFailure(db, rules, now);
     throw new HubError(
       "not_found",
       "This pairing code is unknown, already used or expired. Create a new one in the channel console.",
@@ -257,6 +295,7 @@ export async function redeemPairingCode(
     origin: body.kind === "tab" ? origin! : null,
     createdAt: now,
   });
+  await noteChannelUse(db, { id: used.channelId, lastUsedAt: null }, now);
   const relayUrl = `${hubOrigin.replace(/^http/, "ws")}/relay/${used.channelId}`;
   return { channelId: used.channelId, providerToken: token, providerTokenId: id, relayUrl, label };
 }

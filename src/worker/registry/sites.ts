@@ -1,5 +1,6 @@
 // Site registration, ownership verification and publisher keys.
-import { and, desc, eq, gt, isNull, lt, or, asc } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, lt, or, asc, sql } from "drizzle-orm";
+import { LIMITS } from "../../protocol/index.js";
 import type { Db } from "../db/client.js";
 import { challenges, publisherKeys, sites } from "../db/schema.js";
 import { HubError } from "../http/errors.js";
@@ -103,6 +104,17 @@ export async function registerSite(db: Db, origin: SiteOrigin, now: number): Pro
       createdAt: now,
       expiresAt: now + CHALLENGE_TTL_MS,
     }),
+  );
+  // At most a few live claims per site, the oldest superseded: re-registering an origin 1,000 times must not
+  // leave 1,000 claims open.
+  statements.push(
+    db.delete(challenges).where(
+      and(
+        eq(challenges.host, origin.host),
+        sql`${challenges.id} NOT IN (SELECT id FROM challenges WHERE host = ${origin.host}
+            ORDER BY created_at DESC, rowid DESC LIMIT ${LIMITS.liveChallengesPerSite})`,
+      ),
+    ),
   );
   await db.batch(statements as [(typeof statements)[0], ...typeof statements]);
   const row = await db.query.sites.findFirst({ where: eq(sites.host, origin.host) });

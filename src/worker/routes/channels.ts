@@ -14,6 +14,8 @@ import {
 import { readJson } from "../http/body.js";
 import { query, type AppContext, type AppEnv } from "../http/context.js";
 import { HubError } from "../http/errors.js";
+import { requestClientKey } from "../http/client-key.js";
+import { consumeRateLimit, rateLimit } from "../http/rate-limit.js";
 import { bearerToken } from "../secrets.js";
 import {
   authenticateAgent,
@@ -38,6 +40,10 @@ export function hubOrigin(c: AppContext): string {
   return new URL(c.req.url).origin;
 }
 
+channelRoutes.post(
+  "/",
+  rateLimit({ limiter: "ANON_WRITES", action: "channel", what: "channels created from your address" }),
+);
 channelRoutes.post("/", async (c) => {
   const body = await readJson(c, CreateChannelBodySchema);
   const created = await createChannel(c.var.db, body, hubOrigin(c), c.var.now);
@@ -121,6 +127,14 @@ channelRoutes.post("/:id/calls", async (c) => {
     calls = [{ name: body.name, arguments: body.arguments }];
   }
   if (calls.length > 20) throw new HubError("validation_failed", "At most 20 calls per request.");
+  // Each call of a batch counts, as it would in as many requests.
+  await consumeRateLimit(
+    c.env,
+    "AGENT_CALLS",
+    `agent:${agent.tokenHash}`,
+    "calls with this agent token",
+    calls.length,
+  );
   const relay = relayOf(c.env, agent.channel);
   const results = [];
   // In order: a later call may depend on what an earlier one changed.
@@ -141,9 +155,14 @@ channelRoutes.post("/:id/calls", async (c) => {
   return c.json({ results });
 });
 
+pairRoutes.post(
+  "/",
+  rateLimit({ limiter: "ANON_WRITES", action: "pair", what: "pairing attempts from your address" }),
+);
 pairRoutes.post("/", async (c) => {
   const body = await readJson(c, PairBodySchema);
-  const client = c.req.header("cf-connecting-ip") ?? "local";
+  // Failed attempts are also counted per client in D1 (IPv6 by its /64); "local": no edge address (tests).
+  const client = requestClientKey(c.req.raw.headers) ?? "local";
   const paired = await redeemPairingCode(
     c.var.db,
     body,

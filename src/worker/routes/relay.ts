@@ -2,9 +2,10 @@
 // channel's ChannelRelay after authentication here, at the edge.
 import { Hono, type Context } from "hono";
 import { RELAY_SUBPROTOCOL } from "../../protocol/index.js";
-import { authenticateAgent, authenticateProvider } from "../channels/channels.js";
+import { authenticateAgent, authenticateProvider, noteChannelUse } from "../channels/channels.js";
 import { relayOf } from "../channels/relay-stub.js";
-import type { AppEnv } from "../http/context.js";
+import type { AppContext, AppEnv } from "../http/context.js";
+import { rateLimit } from "../http/rate-limit.js";
 import { HubError } from "../http/errors.js";
 import { mcpOriginGuard } from "../http/mcp-origin.js";
 import { bearerToken, looksLike, sha256Hex } from "../secrets.js";
@@ -47,9 +48,12 @@ relayRoutes.get("/:channelId", async (c) => {
     throw e;
   }
   const channel = { id: row.channelId };
-  const strictNames =
-    (await c.var.db.query.channels.findFirst({ where: (t, { eq }) => eq(t.id, row.channelId) }))
-      ?.strictNames ?? false;
+  const channelRow = await c.var.db.query.channels.findFirst({
+    where: (t, { eq }) => eq(t.id, row.channelId),
+  });
+  // A connected provider is a use of the channel (keeps it from expiring; written at most hourly).
+  if (channelRow) await noteChannelUse(c.var.db, channelRow, c.var.now);
+  const strictNames = channelRow?.strictNames ?? false;
   const attachment: ProviderAttachment = {
     providerId: crypto.randomUUID(),
     tokenId: row.id,
@@ -65,6 +69,19 @@ relayRoutes.get("/:channelId", async (c) => {
 });
 
 export const CLOSE_UNAUTHORIZED = 4001;
+/** Counts an MCP request under its agent token (by hash: the limiter never sees the secret). */
+function agentRateLimit(tokenOf: (c: AppContext) => string | undefined) {
+  return rateLimit({
+    limiter: "AGENT_CALLS",
+    action: "agent",
+    what: "requests with this agent token",
+    key: async (c) => {
+      const token = tokenOf(c);
+      return token && looksLike("agent", token) ? sha256Hex(token) : null;
+    },
+  });
+}
+
 export const CLOSE_FORBIDDEN = 4003;
 
 function refuseInBand(e: HubError): Response {
@@ -121,6 +138,14 @@ async function forwardMcp(c: Context<AppEnv>, token: string | undefined): Promis
 mcpRoutes.use("/:channelId", mcpOriginGuard());
 mcpRoutes.use("/:channelId/k/:token", mcpOriginGuard());
 mcpRoutes.on(["GET", "POST", "DELETE"], "/:channelId", (c) =>
+mcpRoutes.use(
+  "/:channelId",
+  agentRateLimit((c) => bearerToken(c.req.header("authorization"))),
+);
+mcpRoutes.use(
+  "/:channelId/k/:token",
+  agentRateLimit((c) => c.req.param("token")),
+);
   forwardMcp(c, bearerToken(c.req.header("authorization"))),
 );
 mcpRoutes.on(["GET", "POST", "DELETE"], "/:channelId/k/:token", (c) => forwardMcp(c, c.req.param("token")));

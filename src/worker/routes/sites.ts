@@ -11,6 +11,7 @@ import {
 import { readBodyText, readJson } from "../http/body.js";
 import { query, type AppEnv } from "../http/context.js";
 import { HubError } from "../http/errors.js";
+import { rateLimit } from "../http/rate-limit.js";
 import { bearerToken } from "../secrets.js";
 import { parseSiteOrigin } from "../registry/origins.js";
 import {
@@ -39,6 +40,10 @@ siteRoutes.get("/", async (c) => {
   return c.json(await listSites(c.var.db, params));
 });
 
+siteRoutes.post(
+  "/",
+  rateLimit({ limiter: "ANON_WRITES", action: "site", what: "site registrations from your address" }),
+);
 siteRoutes.post("/", async (c) => {
   const body = await readJson(c, RegisterSiteBodySchema);
   const origin = parseSiteOrigin(body.origin, c.var.settings.ALLOW_PRIVATE_ORIGINS);
@@ -75,6 +80,10 @@ siteRoutes.get("/:host", async (c) => {
   });
 });
 
+siteRoutes.post(
+  "/:host/verify",
+  rateLimit({ limiter: "ANON_WRITES", action: "verify", what: "verification attempts from your address" }),
+);
 siteRoutes.post("/:host/verify", async (c) => {
   const body = await readJson(c, VerifySiteBodySchema);
   const claim = bearerToken(c.req.header("authorization")) ?? body.claimSecret;

@@ -1,0 +1,66 @@
+// Request rate limits on Cloudflare's Rate Limiting binding: anonymous writes per client, agent requests per
+// token. Over the limit: 429 rate_limited with Retry-After and the usual error body.
+//
+// The limits are in wrangler.toml ([[ratelimits]]; the binding takes a period of 10 or 60 s), chosen so a
+// person never meets them and a flood does:
+//   ANON_WRITES  30 a minute per client and action (creating a channel, registering or re-registering a
+//                site, a verification attempt, a pairing attempt). A person does a handful; the flood seen
+//                made 1,000 channels in 9 s.
+//   AGENT_CALLS  200 per 10 s per agent token (MCP requests; plain calls count each call of a batch). An
+//                agent driven by a model makes a few a second; the flood seen wrote 36,000 audit rows a minute.
+// The binding counts per Cloudflare location and approximately: it bounds floods, it is not an exact quota.
+// A client is its CF-Connecting-IP, IPv6 by its /64 (client-key.ts). Benches that legitimately exceed a limit
+// configure their own binding (bench/*/wrangler.toml); the test pool raises AGENT_CALLS (vitest.config.ts).
+import type { AppContext } from "./context.js";
+import { HubError } from "./errors.js";
+import { requestClientKey } from "./client-key.js";
+import type { Bindings } from "../env.js";
+
+/** The bindings declared in wrangler.toml, and the period each was declared with (seconds). */
+export const LIMITERS = {
+  ANON_WRITES: { periodSeconds: 60 },
+  AGENT_CALLS: { periodSeconds: 10 },
+} as const satisfies Record<string, { periodSeconds: 10 | 60 }>;
+export type LimiterName = keyof typeof LIMITERS;
+
+/**
+ * Counts `weight` requests for `key` against a limiter; throws 429 rate_limited (Retry-After: the period, the
+ * longest the caller may have to wait) when any of them is over. `what` names what was limited.
+ */
+export async function consumeRateLimit(
+  env: Bindings,
+  limiter: LimiterName,
+  key: string,
+  what: string,
+  weight = 1,
+): Promise<void> {
+  const outcomes = await Promise.all(
+    Array.from({ length: weight }, () => env[limiter].limit({ key })),
+  );
+  if (outcomes.every((o) => o.success)) return;
+  const { periodSeconds } = LIMITERS[limiter];
+  throw new HubError("rate_limited", `Too many ${what}. Wait ${periodSeconds} seconds and try again.`, {
+    headers: { "retry-after": String(periodSeconds) },
+  });
+}
+
+export interface RateLimitOptions {
+  limiter: LimiterName;
+  /** Separates the counters of different actions that share a limiter. */
+  action: string;
+  /** Plural noun for the message ("channels created"). */
+  what: string;
+  /** The key to count under; null: not limited (no client address: the request did not come from the edge). */
+  key?: (c: AppContext) => string | null | Promise<string | null>;
+}
+
+/** Middleware factory: counts each request under its client (or `key`) and refuses it when over the limit. */
+export function rateLimit(options: RateLimitOptions) {
+  const keyOf = options.key ?? ((c: AppContext) => requestClientKey(c.req.raw.headers));
+  return async function rateLimitMiddleware(c: AppContext, next: () => Promise<void>): Promise<void> {
+    const key = await keyOf(c);
+    if (key !== null)
+      await consumeRateLimit(c.env, options.limiter, `${options.action}:${key}`, options.what);
+    await next();
+  };
+}

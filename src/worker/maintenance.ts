@@ -1,0 +1,133 @@
+// The daily maintenance the Cron Trigger runs (index.ts `scheduled`): what anonymous writes leave behind is
+// bounded in time, not only in rate. Audit rows are kept AUDIT_RETENTION_DAYS; expired challenges, pairing
+// codes and rate-limit windows are dropped; sites never verified and channels never used (or idle) expire.
+import { sql, type SQL } from "drizzle-orm";
+import type { Db } from "./db/client.js";
+import type { Settings } from "./env.js";
+import { pruneRateLimits } from "./channels/rate-limit.js";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Rows one delete statement removes: keeps each statement short (D1 limits a query's time). */
+const BATCH = 1000;
+/** Idle channels closed per run: each costs calls to its Durable Object; the rest wait for the next day. */
+const IDLE_CHANNELS_PER_RUN = 500;
+/** How far back calls in the audit log count as a channel's use (covers a week of missed runs). */
+const USE_LOOKBACK_MS = 7 * DAY_MS;
+
+export type MaintenanceSettings = Pick<
+  Settings,
+  "AUDIT_RETENTION_DAYS" | "PENDING_SITE_DAYS" | "UNUSED_CHANNEL_DAYS" | "IDLE_CHANNEL_DAYS"
+>;
+
+/** Closes a channel's live connections: its providers' sockets and its agents' MCP sessions. */
+export type CloseChannel = (
+  channelId: string,
+  tokens: { providerTokenIds: string[]; agentTokenIds: string[] },
+) => Promise<number>;
+
+export interface MaintenanceReport {
+  auditRows: number;
+  challenges: number;
+  pairingCodes: number;
+  rateLimitWindows: number;
+  pendingSites: number;
+  unusedChannels: number;
+  idleChannels: number;
+  closedConnections: number;
+}
+
+/** Runs every step once; each is idempotent, so a failed run is simply repeated by the next one. */
+export async function runMaintenance(
+  db: Db,
+  now: number,
+  settings: MaintenanceSettings,
+  closeChannel: CloseChannel,
+): Promise<MaintenanceReport> {
+  // Calls are a channel's use too, but recording each on the hot path would cost a write per call: fold
+  // them in from the audit log, before the oldest rows are pruned.
+  await db.run(sql`UPDATE channels SET last_used_at = recent.at
+    FROM (SELECT channel_id, max(created_at) AS at FROM audit_log WHERE created_at > ${now - USE_LOOKBACK_MS}
+      GROUP BY channel_id) AS recent
+    WHERE channels.id = recent.channel_id AND (channels.last_used_at IS NULL OR channels.last_used_at < recent.at)`);
+
+  const auditRows = await deleteInBatches(
+    db,
+    sql`SELECT rowid FROM audit_log WHERE created_at < ${now - settings.AUDIT_RETENTION_DAYS * DAY_MS}`,
+    "audit_log",
+  );
+  const challenges = await deleteInBatches(
+    db,
+    sql`SELECT rowid FROM challenges WHERE expires_at <= ${now}`,
+    "challenges",
+  );
+  const pairingCodes = await deleteInBatches(
+    db,
+    sql`SELECT rowid FROM pairing_codes WHERE expires_at <= ${now}`,
+    "pairing_codes",
+  );
+  const rateLimitWindows = await pruneRateLimits(db, now);
+  // Never verified, and no claim still open (registering again opens one, and keeps the site).
+  const pendingSites = await deleteInBatches(
+    db,
+    sql`SELECT rowid FROM sites WHERE status = 'pending' AND created_at < ${now - settings.PENDING_SITE_DAYS * DAY_MS}
+      AND NOT EXISTS (SELECT 1 FROM challenges c WHERE c.host = sites.host AND c.used_at IS NULL AND c.expires_at > ${now})`,
+    "sites",
+  );
+  // Never used: nothing was ever paired or opened with it, so its object holds no connection to close.
+  const unusedChannels = await deleteInBatches(
+    db,
+    sql`SELECT rowid FROM channels WHERE last_used_at IS NULL
+      AND created_at < ${now - settings.UNUSED_CHANNEL_DAYS * DAY_MS}`,
+    "channels",
+  );
+  const idle = await expireIdleChannels(db, now - settings.IDLE_CHANNEL_DAYS * DAY_MS, closeChannel);
+  return { auditRows, challenges, pairingCodes, rateLimitWindows, pendingSites, unusedChannels, ...idle };
+}
+
+/** Channels used once but not since `cutoff`: deleted, then their live connections closed. */
+async function expireIdleChannels(
+  db: Db,
+  cutoff: number,
+  closeChannel: CloseChannel,
+): Promise<{ idleChannels: number; closedConnections: number }> {
+  const candidates = await db.all<{ id: string }>(
+    sql`SELECT id FROM channels WHERE last_used_at < ${cutoff} LIMIT ${IDLE_CHANNELS_PER_RUN}`,
+  );
+  let idleChannels = 0;
+  let closedConnections = 0;
+  for (const { id } of candidates) {
+    const [providers, agents] = await Promise.all([
+      db.all<{ id: string }>(
+        sql`SELECT id FROM provider_tokens WHERE channel_id = ${id} AND revoked_at IS NULL`,
+      ),
+      db.all<{ id: string }>(
+        sql`SELECT id FROM agent_tokens WHERE channel_id = ${id} AND revoked_at IS NULL`,
+      ),
+    ]);
+    // Deleted first, and only if still idle (a use since the select keeps it): a connection closed after
+    // this can no longer authenticate to come back. Tokens and codes go with it (ON DELETE CASCADE).
+    const deleted = await db.all<{ id: string }>(
+      sql`DELETE FROM channels WHERE id = ${id} AND last_used_at < ${cutoff} RETURNING id`,
+    );
+    if (deleted.length === 0) continue;
+    idleChannels++;
+    closedConnections += await closeChannel(id, {
+      providerTokenIds: providers.map((p) => p.id),
+      agentTokenIds: agents.map((a) => a.id),
+    });
+  }
+  return { idleChannels, closedConnections };
+}
+
+/** Deletes the rows `select` (a `SELECT rowid …`) finds, BATCH at a time, until none is left. */
+async function deleteInBatches(db: Db, select: SQL, table: string): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const result = await db.run(
+      sql`DELETE FROM ${sql.identifier(table)} WHERE rowid IN (${select} LIMIT ${BATCH})`,
+    );
+    const changes = result.meta.changes ?? 0;
+    total += changes;
+    if (changes < BATCH) return total;
+  }
+}
