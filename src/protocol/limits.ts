@@ -15,8 +15,13 @@ export const LIMITS = {
   requestBodyBytes: 64 * 1024,
   /** Largest ownership-proof file a verification fetch reads. */
   verifyFileBytes: 4 * 1024,
-  /** Verification and manifest-refresh fetch timeout. */
+  /**
+   * Time budget of one verification, DNS-over-HTTPS or manifest-refresh fetch, headers and body together;
+   * a site that has not sent the whole file by then gets upstream_failed ("too slow").
+   */
   outboundFetchTimeoutMs: 5_000,
+  /** Largest DNS-over-HTTPS answer a DNS verification reads. */
+  dohAnswerBytes: 64 * 1024,
   /** Page sizes for listing endpoints. */
   pageDefault: 20,
   pageMax: 100,

@@ -32,6 +32,33 @@ function send(res: ServerResponse, status: number, body: string, headers: Record
   res.end(body);
 }
 
+/** Headers at once, then the body in small pieces (`dripMs`, `dripBytes`), or half of it and a dropped connection. */
+function serveSlowly(res: ServerResponse, route: FakeRoute): void {
+  const body = Buffer.from(route.body ?? "");
+  const step = route.dripBytes ?? 1;
+  // A cut-off body announces its full length, so the client knows it is cut off.
+  const length: Record<string, string> =
+    route.hangUp === "mid-body" ? { "content-length": String(body.length) } : {};
+  res.writeHead(route.status ?? 200, { "content-type": "text/plain", ...length, ...route.headers });
+  res.flushHeaders();
+  if (route.hangUp === "mid-body") {
+    res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.destroy());
+    return;
+  }
+  let sent = 0;
+  const timer = setInterval(() => {
+    if (sent >= body.length) {
+      clearInterval(timer);
+      res.end();
+      return;
+    }
+    res.write(body.subarray(sent, sent + step));
+    sent += step;
+  }, route.dripMs);
+  // Stop dripping once the client gives up.
+  res.on("close", () => clearInterval(timer));
+}
+
 export async function startFakeOrigins(): Promise<FakeOrigins> {
   const origins = new Map<number, { server: Server; routes: Map<string, FakeRoute>; hits: string[] }>();
   const txt = new Map<string, string[]>();
@@ -50,6 +77,8 @@ export async function startFakeOrigins(): Promise<FakeOrigins> {
           const route = entry.routes.get(path);
           const answer = () => {
             if (!route) return send(ores, 404, "not found", { "content-type": "text/plain" });
+            if (route.hangUp === "before-headers") return void oreq.socket.destroy();
+            if (route.dripMs !== undefined || route.hangUp === "mid-body") return serveSlowly(ores, route);
             send(ores, route.status ?? 200, route.body ?? "", {
               "content-type": "text/plain",
               ...route.headers,
@@ -61,6 +90,16 @@ export async function startFakeOrigins(): Promise<FakeOrigins> {
         const port = (entry.server.address() as AddressInfo).port;
         origins.set(port, entry);
         return send(res, 201, JSON.stringify({ origin: `http://127.0.0.1:${port}`, port }));
+      }
+      const closing = /^\/origins\/(\d+)$/.exec(url.pathname);
+      if (req.method === "DELETE" && closing) {
+        // Stop listening, so the port refuses connections from now on.
+        const entry = origins.get(Number(closing[1]));
+        if (!entry) return send(res, 404, "{}");
+        origins.delete(Number(closing[1]));
+        entry.server.closeAllConnections();
+        await new Promise<void>((resolve) => entry.server.close(() => resolve()));
+        return send(res, 200, "{}");
       }
       const m = /^\/origins\/(\d+)\/(routes|hits)$/.exec(url.pathname);
       if (m) {

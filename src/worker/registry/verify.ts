@@ -1,5 +1,7 @@
 // Ownership proofs: the token in https://HOST/.well-known/webmcp-hub-verify, or in the DNS TXT record
-// `_webmcp-hub.HOST` (value `webmcp-hub-verify=TOKEN`) read over DNS-over-HTTPS.
+// `_webmcp-hub.HOST` (value `webmcp-hub-verify=TOKEN`) read over DNS-over-HTTPS. Whatever goes wrong with
+// the site's own file or records is the proof failing (verification_failed, 422, saying what to fix);
+// only a failing resolver is upstream_failed (502).
 import { z } from "zod";
 import { LIMITS } from "../../protocol/index.js";
 import { HubError } from "../http/errors.js";
@@ -16,7 +18,13 @@ export interface ProofContext {
   allowPrivate: boolean;
   dohUrl: string;
   fetcher?: typeof fetch;
+  /** Time budget of each fetch (headers and body); LIMITS.outboundFetchTimeoutMs unless a test passes less. */
+  timeoutMs?: number;
 }
+
+/** Media types a proof file may be served as: text/plain as documented, or what servers send for a file
+ * without an extension (nginx's default application/octet-stream, or no Content-Type at all). */
+const PROOF_MEDIA_TYPES = ["text/plain", "application/octet-stream", ""] as const;
 
 /** Resolves when the proof holds; throws HubError("verification_failed", reason) when it does not. */
 export async function checkOwnershipProof(
@@ -35,9 +43,10 @@ async function checkHttpProof(site: SiteOrigin, token: string, ctx: ProofContext
   try {
     ({ text: body } = await fetchSiteText(url, {
       maxBytes: LIMITS.verifyFileBytes,
-      timeoutMs: LIMITS.outboundFetchTimeoutMs,
+      timeoutMs: ctx.timeoutMs ?? LIMITS.outboundFetchTimeoutMs,
       allowPrivate: ctx.allowPrivate,
       accept: "text/plain",
+      mediaTypes: PROOF_MEDIA_TYPES,
       ...(ctx.fetcher ? { fetcher: ctx.fetcher } : {}),
     }));
   } catch (e) {
@@ -54,6 +63,8 @@ async function checkHttpProof(site: SiteOrigin, token: string, ctx: ProofContext
   }
 }
 
+const RCODES: Record<number, string> = { 1: "FORMERR", 2: "SERVFAIL", 4: "NOTIMP", 5: "REFUSED" };
+
 const DohAnswerSchema = z.object({
   Status: z.number(),
   Answer: z.array(z.object({ name: z.string().optional(), type: z.number(), data: z.string() })).optional(),
@@ -64,21 +75,28 @@ async function checkDnsProof(site: SiteOrigin, token: string, ctx: ProofContext)
   const url = new URL(ctx.dohUrl);
   url.searchParams.set("name", name);
   url.searchParams.set("type", "TXT");
-  const fetcher = ctx.fetcher ?? fetch;
-  let json: unknown;
+  let text: string;
   try {
-    const res = await fetcher(url.toString(), {
-      headers: { accept: "application/dns-json" },
-      redirect: "manual",
-      signal: AbortSignal.timeout(LIMITS.outboundFetchTimeoutMs),
-    });
-    if (!res.ok) throw new Error(`status ${res.status}`);
-    json = JSON.parse((await res.text()).slice(0, 64 * 1024));
-  } catch {
+    // The resolver is the deployment's own configuration (DOH_URL), not a site: no origin policy applies.
+    ({ text } = await fetchSiteText(url.toString(), {
+      maxBytes: LIMITS.dohAnswerBytes,
+      timeoutMs: ctx.timeoutMs ?? LIMITS.outboundFetchTimeoutMs,
+      allowPrivate: true,
+      accept: "application/dns-json",
+      ...(ctx.fetcher ? { fetcher: ctx.fetcher } : {}),
+    }));
+  } catch (e) {
+    console.warn(`DNS-over-HTTPS lookup of ${name} failed: ${e instanceof Error ? e.message : String(e)}`);
     throw new HubError(
       "upstream_failed",
-      "The DNS-over-HTTPS resolver could not be reached; try again in a minute.",
+      "The DNS-over-HTTPS resolver could not be reached or did not answer in time; try again in a minute.",
     );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
   }
   const parsed = DohAnswerSchema.safeParse(json);
   if (!parsed.success)
@@ -86,6 +104,13 @@ async function checkDnsProof(site: SiteOrigin, token: string, ctx: ProofContext)
       "upstream_failed",
       "The DNS-over-HTTPS resolver gave an unreadable answer; try again.",
     );
+  // 0 NOERROR and 3 NXDOMAIN are answers; anything else (SERVFAIL, REFUSED…) means the lookup itself failed.
+  if (parsed.data.Status !== 0 && parsed.data.Status !== 3) {
+    throw new HubError(
+      "verification_failed",
+      `The DNS lookup of ${name} failed (${RCODES[parsed.data.Status] ?? `response code ${parsed.data.Status}`}); check that the domain's name servers answer, then try again.`,
+    );
+  }
   const values = (parsed.data.Answer ?? []).filter((a) => a.type === 16).map((a) => txtValue(a.data));
   const expected = DNS_VALUE_PREFIX + token;
   if (values.includes(expected)) return;
