@@ -5,6 +5,7 @@ import type { Db } from "../db/client.js";
 import { agentTokens, channels, pairingCodes, providerTokens } from "../db/schema.js";
 import { HubError } from "../http/errors.js";
 import { bearerToken, looksLike, newToken, randomBase64Url, sha256Hex } from "../secrets.js";
+import { tabOrigin, type PairingSource } from "./pairing-source.js";
 import { assertUnderLimit, pairingRules, recordFailure } from "./rate-limit.js";
 
 export const PAIRING_TTL_MS = 10 * 60 * 1000;
@@ -251,25 +252,22 @@ export function labelForOrigin(origin: string): string {
 }
 
 /**
- * Redeems a pairing code for a provider token. A tab's token is bound to `origin` (the request's Origin
- * header). Attempts are rate limited per client, so codes cannot be guessed.
+ * Redeems a pairing code for a provider token. A tab's token is bound to its page's origin (the request's
+ * Origin header, parsed and serialized: see pairing-source.ts), and the token records whether a browser page
+ * sent the request. Attempts are rate limited per client, so codes cannot be guessed.
  */
 export async function redeemPairingCode(
   db: Db,
   body: PairBody,
-  origin: string | undefined,
+  source: PairingSource,
   clientKey: string,
   hubOrigin: string,
   now: number,
 ) {
   const rules = pairingRules(clientKey);
   await assertUnderLimit(db, rules, now);
-  if (body.kind === "tab" && (!origin || origin === "null")) {
-    throw new HubError(
-      "bad_request",
-      "A tab pairs from its page: the request must carry the page's Origin header.",
-    );
-  }
+  // Checked before the code is looked at: a refused Origin leaves the code usable.
+  const origin = body.kind === "tab" ? tabOrigin(source.origin) : null;
   const hash = await sha256Hex(body.code);
   const [used] = await db
     .update(pairingCodes)
@@ -285,14 +283,15 @@ export async function redeemPairingCode(
   }
   const token = newToken("provider");
   const id = crypto.randomUUID();
-  const label = body.kind === "tab" ? labelForOrigin(origin!) : (body.label ?? "sidecar");
+  const label = origin !== null ? labelForOrigin(origin) : (body.label ?? "sidecar");
   await db.insert(providerTokens).values({
     id,
     channelId: used.channelId,
     tokenHash: await sha256Hex(token),
     kind: body.kind,
     label,
-    origin: body.kind === "tab" ? origin! : null,
+    origin,
+    pairedFromPage: source.fromPage,
     createdAt: now,
   });
   await noteChannelUse(db, { id: used.channelId, lastUsedAt: null }, now);

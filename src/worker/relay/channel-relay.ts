@@ -31,6 +31,8 @@ export interface ProviderAttachment {
   label: string;
   origin: string | null;
   connectedAt: number;
+  /** Whether the token's pairing request came from a browser page (null: not recorded, older tokens). */
+  pairedFromPage?: boolean | null;
 }
 
 export interface ChannelConfig {
@@ -574,6 +576,13 @@ export class ChannelRelay extends DurableObject<Env> {
   snapshot(config: ChannelConfig) {
     this.configure(config);
     const exposed = [...this.exposedTools().values()];
+    // Whether each provider was paired from a browser page: kept on its socket's attachment.
+    const fromPage = new Map(
+      this.ctx.getWebSockets().map((ws) => {
+        const a = ws.deserializeAttachment() as ProviderAttachment | null;
+        return [a?.providerId, a?.pairedFromPage ?? null] as const;
+      }),
+    );
     return {
       providers: [...this.providers.values()].map((p) => ({
         id: p.id,
@@ -581,6 +590,7 @@ export class ChannelRelay extends DurableObject<Env> {
         kind: p.kind,
         label: p.label,
         origin: p.origin,
+        pairedFromPage: fromPage.get(p.id) ?? null,
         page: p.page,
         connectedAt: new Date(p.connectedAt).toISOString(),
         lastActiveAt: new Date(p.lastActiveAt).toISOString(),

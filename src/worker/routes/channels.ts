@@ -31,6 +31,7 @@ import {
   type ChannelRow,
 } from "../channels/channels.js";
 import { listAudit } from "../channels/audit.js";
+import { pairingSource } from "../channels/pairing-source.js";
 import { relayOf } from "../channels/relay-stub.js";
 
 export const channelRoutes = new Hono<AppEnv>();
@@ -166,7 +167,7 @@ pairRoutes.post("/", async (c) => {
   const paired = await redeemPairingCode(
     c.var.db,
     body,
-    c.req.header("origin"),
+    pairingSource(c.req.raw.headers, hubOrigin(c)),
     client,
     hubOrigin(c),
     c.var.now,

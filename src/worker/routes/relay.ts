@@ -61,6 +61,7 @@ relayRoutes.get("/:channelId", async (c) => {
     label: row.label,
     origin: row.origin,
     connectedAt: Date.now(),
+    pairedFromPage: row.pairedFromPage,
   };
   const headers = new Headers(c.req.raw.headers);
   headers.set(HEADER_CHANNEL, JSON.stringify({ channelId: row.channelId, strictNames }));
