@@ -41,4 +41,9 @@ export const LIMITS = {
   pairFailuresHubWide: 1000,
   /** The window of the two pairing failure limits. */
   pairFailureWindowMs: 10 * 60 * 1000,
+  /** The sidecar's `glob` argument (fs.search_by_time): its length in UTF-16 units, its wildcards (unescaped
+   *  `*`, `?`, `[`, `{`, `(`), and the automaton states its regex may need. Over one: an isError naming it. */
+  sidecarGlobMaxChars: 1024,
+  sidecarGlobMaxWildcards: 32,
+  sidecarGlobMaxStates: 10_000,
 } as const;

@@ -2,6 +2,7 @@
 // one of two errors (seed 001 §3): a request whose shape breaks the published inputSchema (not an object,
 // an unknown or missing property, a wrong JSON type) is a protocol error; a value of the right type that
 // cannot be used (an enum or bound, a date, the range, a root or path, a cursor) is a tool error (isError).
+import { compileGlob, GlobError } from "./glob.js";
 import { INPUT_SCHEMA, LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, SORTS, TIME_FIELDS } from "./tool.js";
 import type { SortOrder, TimeField } from "./tool.js";
 
@@ -137,6 +138,16 @@ function refuseNul(name: string, value: string | undefined): void {
   }
 }
 
+/** Compiles the glob once here, so a bound it passes or a pattern no scan could match is an isError now. */
+function checkGlob(glob: string): void {
+  try {
+    compileGlob(glob);
+  } catch (e) {
+    if (e instanceof GlobError) throw new SearchError(e.message);
+    throw e;
+  }
+}
+
 function instant(name: "from" | "to", text: string | undefined): Instant | undefined {
   if (text === undefined) return undefined;
   const ms = parseDateTime(text);
@@ -192,6 +203,7 @@ export function parseSearchArguments(input: unknown): SearchArguments {
     );
   }
   const glob = str("glob");
+  if (glob !== undefined && glob !== "") checkGlob(glob);
   return {
     root: str("root"),
     path: str("path"),

@@ -142,7 +142,8 @@ function scanSettings(values: Record<string, unknown>): ScanSettings {
   const depth = positiveInteger("max-depth", values["max-depth"] as string | undefined, 0);
   if (depth !== undefined) limits.maxDepth = depth;
   const workers = positiveInteger("workers", values.workers as string | undefined, 0);
-  const pool = workers === 0 ? null : new ScanPool(workers);
+  const pool =
+    workers === 0 ? null : new ScanPool(workers, undefined, (line) => console.error(`webmcp-hub: ${line}`));
   return { limits, pool };
 }
 

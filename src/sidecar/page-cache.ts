@@ -13,6 +13,8 @@ export interface CachedWindow {
   /** The scan these entries come from. */
   counts: ScanCounts;
   stoppedBy: "time" | "entries" | null;
+  /** Scan threads that overran the stop and were terminated: their entries are missing. */
+  lostThreads: number;
   /** When that scan ran (epoch ms). */
   scannedAt: number;
 }

@@ -2,6 +2,9 @@
 // threads beat many small async calls through libuv's pool), or, when the pool is busy with another scan,
 // unavailable or disabled, on the main thread in short slices that yield to the event loop. Either way the
 // caller gets progress, cancellation through its AbortSignal, and the server's time and entry bounds.
+// Those bounds hold whatever a thread is doing: a thread that has not stopped within STOP_GRACE_MS of a
+// stop (time limit or cancellation) is terminated and replaced, and the scan answers without its entries.
+// A failed thread is replaced too; one scan's failure never turns the pool off for the next.
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -45,10 +48,16 @@ export interface ScanOutcome {
   stoppedBy: Exclude<StopReason, "cancelled"> | null;
   /** "pool" or "inline": where it ran. */
   ranOn: "pool" | "inline";
+  /** Threads that did not stop in time and were terminated (their entries are not in the outcome). */
+  lostThreads: number;
 }
 
 const PROGRESS_EVERY_MS = 100;
 const SLICE_MS = 12;
+/** How long threads get, after a stop, to hand in their entries before they are terminated and replaced. */
+export const STOP_GRACE_MS = 250;
+/** Threads that may fail (error or exit) in a row, with no scan completed between, before the pool gives up. */
+const MAX_FAILURES = 3;
 
 function abortError(signal: AbortSignal | undefined): Error {
   const reason: unknown = signal?.reason;
@@ -87,7 +96,7 @@ export async function scanInline(req: ScanRequest): Promise<ScanOutcome> {
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
   if (stoppedBy === "cancelled") throw abortError(req.signal);
-  return { entries: state.results(), counts: state.counts, stoppedBy, ranOn: "inline" };
+  return { entries: state.results(), counts: state.counts, stoppedBy, ranOn: "inline", lostThreads: 0 };
 }
 
 interface PoolWorker {
@@ -105,6 +114,8 @@ interface ActiveScan {
   progress: Map<number, ScanProgress>;
   lastProgress: number;
   results: Map<number, { entries: FoundEntry[]; counts: ScanCounts }>;
+  /** Threads terminated during this scan (overran a stop, or failed); not waited for. */
+  lost: Set<number>;
   finishing: boolean;
   resolve: (outcome: ScanOutcome) => void;
   reject: (error: Error) => void;
@@ -137,17 +148,23 @@ export function defaultPoolSize(): number {
  * the caller scans inline instead, so a small search never waits behind a large one).
  */
 export class ScanPool {
-  private readonly workers: PoolWorker[] = [];
+  /** Indexed by thread slot; a slot is empty only after the pool gave up (failures) or closed. */
+  private readonly workers: Array<PoolWorker | undefined> = [];
   private active: ActiveScan | null = null;
   private nextId = 1;
   private broken: string | null = null;
+  private failures = 0;
+  /** Threads terminated and replaced so far (they overran a stop, or failed). */
+  replaced = 0;
 
   constructor(
     readonly size: number = defaultPoolSize(),
     private readonly workerUrl: URL = DEFAULT_WORKER_URL,
+    /** Where notes about replaced threads go (stderr in the CLI; stdout carries MCP messages only). */
+    private readonly log: (line: string) => void = () => {},
   ) {}
 
-  /** False when the worker script is missing (e.g. running from sources) or a worker failed. */
+  /** False when the worker script is missing (e.g. running from sources), threads keep failing, or closed. */
   get usable(): boolean {
     if (this.broken !== null || this.size < 1) return false;
     if (this.workerUrl.protocol === "file:" && !existsSync(fileURLToPath(this.workerUrl))) {
@@ -157,10 +174,15 @@ export class ScanPool {
     return true;
   }
 
+  /** The thread ids of the current threads (a replaced thread gets a new id). */
+  get threadIds(): number[] {
+    return this.workers.flatMap((entry) => (entry ? [entry.worker.threadId] : []));
+  }
+
   /** Starts the threads now, so the first search does not pay for it. */
   warm(): void {
     if (!this.usable) return;
-    while (this.workers.length < this.size) this.spawn(this.workers.length);
+    for (let i = 0; i < this.size; i++) if (!this.workers[i]) this.spawn(i);
   }
 
   private spawn(index: number): void {
@@ -172,19 +194,40 @@ export class ScanPool {
     });
     const entry: PoolWorker = { worker };
     worker.unref();
-    worker.on("message", (message: FromWorker) => this.onMessage(index, message));
-    worker.on("error", (error) => this.fail(`scan worker ${index} failed: ${error.message}`));
+    worker.on("message", (message: FromWorker) => {
+      if (this.workers[index] === entry) this.onMessage(index, message);
+    });
+    worker.on("error", (error) => {
+      if (this.workers[index] === entry)
+        this.threadFailed(index, `scan worker ${index} failed: ${error.message}`);
+    });
     worker.on("exit", (code) => {
-      if (this.workers[index] === entry) this.fail(`scan worker ${index} exited (${code})`);
+      if (this.workers[index] === entry) this.threadFailed(index, `scan worker ${index} exited (${code})`);
     });
     this.workers[index] = entry;
   }
 
-  private fail(reason: string): void {
-    this.broken ??= reason;
+  /** Terminates thread `index` (whatever it is doing) and starts a fresh one in its place. */
+  private replace(index: number): void {
+    const old = this.workers[index];
+    if (!old) return;
+    this.replaced++;
+    if (this.broken === null) this.spawn(index);
+    else this.workers[index] = undefined;
+    void old.worker.terminate();
+  }
+
+  /** A thread failed: it is replaced, the scan it served fails, and the pool stays on unless this keeps happening. */
+  private threadFailed(index: number, reason: string): void {
+    this.log(`${reason}; starting a new scan thread in its place.`);
+    if (++this.failures >= MAX_FAILURES) this.broken ??= `${reason} (${this.failures} failures in a row)`;
+    this.replace(index);
     const scan = this.active;
-    this.active = null;
-    scan?.reject(new Error(`The scan pool stopped: ${reason}.`));
+    if (scan) {
+      scan.lost.add(index);
+      Atomics.compareExchange(scan.control, CONTROL.stop, STOP_NONE, STOP_CANCELLED); // the others stop too
+      scan.reject(new Error(`The scan failed: ${reason}.`));
+    }
   }
 
   /** Runs the scan on the pool, or resolves null at once when the pool is busy or unusable. */
@@ -203,33 +246,47 @@ export class ScanPool {
         progress: new Map(),
         lastProgress: Date.now(),
         results: new Map(),
+        lost: new Set(),
         finishing: false,
         resolve,
         reject,
       };
-      const stop = (code: number) => Atomics.compareExchange(control, CONTROL.stop, STOP_NONE, code);
+      let grace: ReturnType<typeof setTimeout> | undefined;
+      const stop = (code: number) => {
+        Atomics.compareExchange(control, CONTROL.stop, STOP_NONE, code);
+        if (grace === undefined) {
+          grace = setTimeout(() => this.overran(scan), STOP_GRACE_MS);
+          grace.unref();
+        }
+      };
       const onAbort = () => stop(STOP_CANCELLED);
       const timer = setTimeout(() => stop(STOP_TIME), req.maxMs);
       timer.unref();
       req.signal?.addEventListener("abort", onAbort, { once: true });
       if (req.signal?.aborted) onAbort();
+      let settled = false;
       const settle = () => {
+        settled = true;
         clearTimeout(timer);
+        clearTimeout(grace);
         req.signal?.removeEventListener("abort", onAbort);
         if (this.active === scan) this.active = null;
       };
       scan.resolve = (outcome) => {
+        if (settled) return;
         settle();
+        this.failures = 0;
         resolve(outcome);
       };
       scan.reject = (error) => {
+        if (settled) return;
         settle();
         reject(error);
       };
       this.active = scan;
       const spec = { ...req.spec, fromCwd: enterRoot(req.spec.rootReal) };
-      for (const { worker } of this.workers) {
-        this.send(worker, {
+      for (const entry of this.workers) {
+        this.send(entry!.worker, {
           type: "start",
           scanId: scan.id,
           spec,
@@ -241,8 +298,35 @@ export class ScanPool {
     });
   }
 
+  /**
+   * A stop was signalled STOP_GRACE_MS ago and the scan has not answered: every thread still busy with it
+   * is terminated and replaced, and the scan answers with the entries of the threads that did stop.
+   */
+  private overran(scan: ActiveScan): void {
+    if (this.active !== scan) return;
+    for (let index = 0; index < this.workers.length; index++) {
+      if (scan.results.has(index) || scan.lost.has(index)) continue;
+      if (scan.finishing || !scan.idle.has(index)) {
+        scan.lost.add(index);
+        scan.idle.delete(index);
+        this.log(
+          `scan thread ${index} did not stop within ${STOP_GRACE_MS} ms of the scan's ${stopReasonOf(Atomics.load(scan.control, CONTROL.stop)) ?? "stop"}; it was terminated and replaced.`,
+        );
+        this.replace(index);
+      }
+    }
+    if (this.active !== scan) return; // a replacement failed and ended the scan
+    if (scan.finishing) this.settleIfComplete(scan);
+    else this.finish(scan);
+  }
+
   private send(worker: Worker, message: ToWorker): void {
     worker.postMessage(message);
+  }
+
+  /** Threads still taking part in the scan (not terminated during it). */
+  private participants(scan: ActiveScan): number {
+    return this.workers.length - scan.lost.size;
   }
 
   /** Hands pending directories to idle workers; idle workers left over ask busy ones for a share. */
@@ -257,7 +341,7 @@ export class ScanPool {
       if (scan.starving.delete(index)) this.unsteal(scan);
       this.send(this.workers[index]!.worker, { type: "work", scanId: scan.id, tasks });
     }
-    if (scan.idle.size === this.workers.length) return this.finish(scan);
+    if (scan.idle.size === this.participants(scan)) return this.finish(scan);
     for (const index of scan.idle) {
       if (!scan.starving.has(index)) {
         scan.starving.add(index);
@@ -277,12 +361,35 @@ export class ScanPool {
     if (scan.finishing) return;
     scan.finishing = true;
     Atomics.store(scan.control, CONTROL.steal, 0);
-    for (const { worker } of this.workers) this.send(worker, { type: "finish", scanId: scan.id });
+    this.workers.forEach((entry, index) => {
+      if (entry && !scan.lost.has(index)) this.send(entry.worker, { type: "finish", scanId: scan.id });
+    });
+    this.settleIfComplete(scan);
+  }
+
+  /** Answers the scan once every participating thread has handed in its entries. */
+  private settleIfComplete(scan: ActiveScan): void {
+    if (scan.results.size < this.participants(scan)) return;
+    const reason = stopReasonOf(Atomics.load(scan.control, CONTROL.stop));
+    if (reason === "cancelled") return scan.reject(abortError(scan.req.signal));
+    const counts = emptyCounts();
+    const best = new TopK<FoundEntry>(scan.req.spec.keep, comparatorFor(scan.req.spec.sort));
+    for (const r of scan.results.values()) {
+      addCounts(counts, r.counts);
+      for (const entry of r.entries) best.offer(entry);
+    }
+    scan.resolve({
+      entries: best.sorted(),
+      counts,
+      stoppedBy: reason,
+      ranOn: "pool",
+      lostThreads: scan.lost.size,
+    });
   }
 
   private onMessage(index: number, message: FromWorker): void {
     const scan = this.active;
-    if (!scan || message.scanId !== scan.id) return;
+    if (!scan || message.scanId !== scan.id || scan.lost.has(index)) return;
     switch (message.type) {
       case "progress": {
         scan.progress.set(index, { files: message.files, directories: message.directories });
@@ -308,27 +415,17 @@ export class ScanPool {
         scan.idle.add(index);
         if (Atomics.load(scan.control, CONTROL.stop) !== STOP_NONE) {
           scan.pending.length = 0;
-          if (scan.idle.size === this.workers.length) this.finish(scan);
+          if (scan.idle.size === this.participants(scan)) this.finish(scan);
           return;
         }
         this.dispatch(scan);
         return;
-      case "result": {
+      case "result":
         scan.results.set(index, { entries: message.entries, counts: message.counts });
-        if (scan.results.size < this.workers.length) return;
-        const reason = stopReasonOf(Atomics.load(scan.control, CONTROL.stop));
-        if (reason === "cancelled") return scan.reject(abortError(scan.req.signal));
-        const counts = emptyCounts();
-        const best = new TopK<FoundEntry>(scan.req.spec.keep, comparatorFor(scan.req.spec.sort));
-        for (const r of scan.results.values()) {
-          addCounts(counts, r.counts);
-          for (const entry of r.entries) best.offer(entry);
-        }
-        scan.resolve({ entries: best.sorted(), counts, stoppedBy: reason, ranOn: "pool" });
+        if (scan.finishing) this.settleIfComplete(scan);
         return;
-      }
       case "failed":
-        this.fail(message.message);
+        this.threadFailed(index, `scan worker ${index} failed: ${message.message}`);
         return;
     }
   }
@@ -337,21 +434,26 @@ export class ScanPool {
   async close(): Promise<void> {
     const workers = this.workers.splice(0);
     this.broken ??= "closed";
-    await Promise.all(workers.map(({ worker }) => worker.terminate()));
+    await Promise.all(workers.map((entry) => entry?.worker.terminate()));
   }
 }
 
-/** Where a search's scan runs: the pool when free, otherwise inline on this thread. */
+/**
+ * Where a search's scan runs: the pool when free, otherwise inline on this thread (matching there is
+ * linear-time, and the slices yield every 12 ms). A scan the pool fails is not run again: the error is the
+ * answer; only when the pool cannot be used at all does the scan run inline, within the time left.
+ */
 export async function runScan(req: ScanRequest, pool: ScanPool | null): Promise<ScanOutcome> {
   if (req.signal?.aborted) throw abortError(req.signal);
+  const startedAt = req.now();
   const pooled = pool?.tryScan(req);
   if (pooled) {
     try {
       return await pooled;
     } catch (e) {
-      if (req.signal?.aborted) throw e;
-      // The pool broke (a worker died): this scan, and later ones, run inline.
+      if (req.signal?.aborted || pool!.usable) throw e;
     }
   }
-  return scanInline(req);
+  const left = Math.max(0, req.maxMs - (req.now() - startedAt));
+  return scanInline({ ...req, maxMs: left });
 }

@@ -3,7 +3,7 @@
 // bounded heap. The same code runs inside the scan worker threads and, for a scan the pool cannot take, on
 // the main thread in short slices. Symbolic links are never followed: lstat reports a link as itself.
 import { readdirSync } from "node:fs";
-import picomatch from "picomatch";
+import { compileGlob } from "./glob.js";
 import { chooseLstat, S_IFDIR, S_IFMT, S_IFREG, type LstatInto, type StatRecord } from "./lstat.js";
 import { comparatorFor, TopK, type FoundEntry, type Position } from "./order.js";
 import type { SortOrder, TimeField } from "./tool.js";
@@ -75,11 +75,12 @@ export function addCounts(into: ScanCounts, from: ScanCounts): void {
 export type Verdict = "continue" | "pause" | "stop";
 
 export interface ScanHooks {
-  /** Called after each directory (and every 1,024 entries inside a large one, where "pause" counts as "continue"). */
+  /** Called after each directory (and every 128 entries inside a large one, where "pause" counts as "continue"). */
   check(): Verdict;
 }
 
-const ENTRY_CHECK_MASK = 1023;
+/** Entries between two checks inside one directory: a stop or a slice's end is seen within ~128 matches. */
+const ENTRY_CHECK_MASK = 127;
 
 /** One scan's state in one thread: the directories still to list, the counts, and the best entries so far. */
 export class ScanState {
@@ -95,7 +96,7 @@ export class ScanState {
     this.lstat = chooseLstat([spec.rootReal]).lstat;
     this.compare = comparatorFor(spec.sort);
     this.heap = new TopK(spec.keep, this.compare);
-    this.match = spec.glob === null ? null : picomatch(spec.glob, { dot: true });
+    this.match = spec.glob === null ? null : compileGlob(spec.glob);
   }
 
   /** Entries examined so far (files and listed directories), for progress and the server's bound. */

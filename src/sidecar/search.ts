@@ -9,7 +9,7 @@ import type { FoundEntry } from "./order.js";
 import { globStart } from "./glob-base.js";
 import { PageCache, type CachedWindow } from "./page-cache.js";
 import { resolveStart, selectRoot, type SearchRoot, type StartDirectory } from "./roots.js";
-import { runScan, type ScanOutcome, type ScanPool } from "./scan-pool.js";
+import { runScan, STOP_GRACE_MS, type ScanOutcome, type ScanPool } from "./scan-pool.js";
 import type { ScanSpec } from "./scan.js";
 import type { TimeField } from "./tool.js";
 
@@ -129,7 +129,7 @@ function where(root: SearchRoot, start: StartDirectory): string {
 
 function notesFor(
   args: SearchArguments,
-  outcome: Pick<ScanOutcome, "counts" | "stoppedBy">,
+  outcome: Pick<ScanOutcome, "counts" | "stoppedBy" | "lostThreads">,
   limits: SearchLimits,
   depthCapped: boolean,
 ): string[] {
@@ -142,6 +142,11 @@ function notesFor(
         : `limit of ${limits.maxEntries.toLocaleString("en-US")} entries`;
     notes.push(
       `The scan stopped early at the server's ${bound}, after ${plural(counts.files, "file", "files")} in ${plural(counts.directories, "directory", "directories")}: these are the best matches among the entries scanned, not the whole tree. Narrow 'path' or 'maxDepth' to search completely.`,
+    );
+  }
+  if (outcome.lostThreads > 0) {
+    notes.push(
+      `${plural(outcome.lostThreads, "scan thread", "scan threads")} did not stop within ${STOP_GRACE_MS} ms of that and ${outcome.lostThreads === 1 ? "was" : "were"} replaced: the entries ${outcome.lostThreads === 1 ? "it" : "they"} had examined are not counted or listed here.`,
     );
   }
   if (counts.unreadable > 0) {
@@ -269,6 +274,7 @@ export async function searchByTime(
       complete: outcome.entries.length < spec.keep && outcome.stoppedBy === null,
       counts,
       stoppedBy: outcome.stoppedBy,
+      lostThreads: outcome.lostThreads,
       scannedAt,
     };
   }

@@ -152,6 +152,7 @@ describe("PageCache", () => {
     complete: false,
     counts: emptyCounts(),
     stoppedBy: null,
+    lostThreads: 0,
     scannedAt,
   });
 
