@@ -54,6 +54,7 @@ describe("site origins", () => {
     "https://db.internal",
     "https://app.localhost",
     "https://printer.home.arpa",
+    "https://ｌｏｃａｌｈｏｓｔ",
     // Every IPv4 spelling the URL parser accepts ends up as the address fetch would connect to.
     "https://0177.0.0.1",
     "https://017700000001",
