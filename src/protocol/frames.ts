@@ -78,8 +78,17 @@ export const CallFrameSchema = z.object({
   name: z.string(),
   arguments: z.record(z.string(), z.unknown()),
   timeoutMs: z.number().int().positive().max(LIMITS.callTimeoutMaxMs),
-  /** Present when the user must approve the call first (the tool is not read-only). */
-  approval: z.object({ agent: z.string().max(128) }).optional(),
+  /**
+   * Present when the user must approve the call first (the tool is not read-only). `agent` is the label the
+   * channel's owner gave the agent token (the agent's name in the dialog); `client` is what the MCP client
+   * calls itself (clientInfo.title or name), self-declared and unverified, at most LIMITS.clientNameMax.
+   */
+  approval: z
+    .object({
+      agent: z.string().min(1).max(128),
+      client: z.string().max(LIMITS.clientNameMax).optional(),
+    })
+    .optional(),
 });
 
 export const CancelFrameSchema = z.object({

@@ -5,6 +5,8 @@ export * from "./names.js";
 export * from "./tool.js";
 export * from "./manifest.js";
 export * from "./json-schema.js";
+export * from "./linear-regex.js";
+export * from "./measure.js";
 export * from "./api.js";
 export * from "./results.js";
 export * from "./frames.js";

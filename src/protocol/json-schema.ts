@@ -1,7 +1,10 @@
 // Checks that a tool's inputSchema/outputSchema is a usable JSON Schema 2020-12 object schema.
 // @cfworker/json-schema (which runs on Workers) ships no meta-schemas, so the 2020-12 vocabularies'
-// structural rules are restated here as one meta-schema; regex keywords are also compiled.
+// structural rules are restated here as one meta-schema; regex keywords must run on the hub's linear-time
+// matcher (linear-regex.ts), and every validation of a value runs on it.
 import { Validator, type Schema } from "@cfworker/json-schema";
+import { LIMITS } from "./limits.js";
+import { checkPattern, RegexWorkExceeded, withLinearRegExp } from "./linear-regex.js";
 
 const schemaRef = { $ref: "#/$defs/schema" };
 const schemaArray = { type: "array", minItems: 1, items: schemaRef };
@@ -136,10 +139,10 @@ function collectPatternProblems(
   }
   const record = node as Record<string, unknown>;
   for (const [key, value] of Object.entries(record)) {
-    const here = `${path}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+    const here = `${path}/${pointerToken(key)}`;
     if (key === "pattern" && typeof value === "string") tryRegex(value, here, out);
     if (key === "patternProperties" && value && typeof value === "object") {
-      for (const p of Object.keys(value)) tryRegex(p, `${here}/${p}`, out);
+      for (const p of Object.keys(value)) tryRegex(p, `${here}/${pointerToken(p)}`, out);
     }
     // enum/const/default/examples hold data, not schemas: do not descend into them.
     if (key === "enum" || key === "const" || key === "default" || key === "examples") continue;
@@ -147,17 +150,43 @@ function collectPatternProblems(
   }
 }
 
+const pointerToken = (key: string) => key.replace(/~/g, "~0").replace(/\//g, "~1");
+
 function tryRegex(source: string, path: string, out: Array<{ path: string; message: string }>): void {
-  try {
-    new RegExp(source, "u");
-  } catch {
-    out.push({ path, message: `"${source}" is not a valid regular expression` });
-  }
+  const problem = checkPattern(source);
+  if (problem) out.push({ path, message: `${JSON.stringify(source.slice(0, 80))} ${problem}` });
 }
 
-/** Validates a value against a schema, returning readable problems (used for tool arguments). */
-export function validateAgainst(schema: Schema, value: unknown): Array<{ path: string; message: string }> {
-  const result = new Validator(schema, "2020-12", false).validate(value);
+/** A compiled schema, to validate many values against (compiling walks the whole schema once). */
+export function compileSchema(schema: Schema): Validator {
+  return new Validator(schema, "2020-12", false);
+}
+
+/**
+ * Validates a value against a schema (or a compiled one), once, returning readable problems; an empty list
+ * means it is valid. Patterns run on the linear-time matcher within LIMITS.schemaRegexWork, so no schema a
+ * provider sends can make this superlinear in the value; values deeper than the stack allows are refused.
+ */
+export function validateAgainst(
+  schema: Schema | Validator,
+  value: unknown,
+): Array<{ path: string; message: string }> {
+  const validator = schema instanceof Validator ? schema : compileSchema(schema);
+  let result: ReturnType<Validator["validate"]>;
+  try {
+    result = withLinearRegExp(() => validator.validate(value));
+  } catch (e) {
+    if (e instanceof RegexWorkExceeded)
+      return [
+        {
+          path: "/",
+          message: `could not be checked: the schema's patterns would need more than ${LIMITS.schemaRegexWork} units of matching work on a value this large (shorten the strings)`,
+        },
+      ];
+    if (e instanceof RangeError)
+      return [{ path: "/", message: "could not be checked: the value is nested too deeply" }];
+    throw e;
+  }
   if (result.valid) return [];
   const leaf = result.errors.filter(
     (e) => e.keyword !== "properties" && e.keyword !== "$ref" && e.keyword !== "allOf",

@@ -41,6 +41,18 @@ export const LIMITS = {
   pairFailuresHubWide: 1000,
   /** The window of the two pairing failure limits. */
   pairFailureWindowMs: 10 * 60 * 1000,
+  /** Deepest nesting of objects and arrays in a call's arguments (the arguments object is depth 1) and in a
+   *  provider's frame; a call over it answers `isError` and is not sent. Measured without recursion. */
+  jsonDepthMax: 64,
+  /** Longest `pattern` / `patternProperties` key in a provider's schema, in characters. */
+  schemaPatternMax: 1024,
+  /** Regex work one schema validation may do, in RE2 program instructions × input characters (≈ 0.1 s at
+   *  worst); past it the arguments or structuredContent count as not checkable. */
+  schemaRegexWork: 100_000_000,
+  /** A provider's page title as the hub keeps it (longer is cut), in characters. */
+  pageTitleMax: 200,
+  /** An MCP client's self-declared name (clientInfo.title / name) as shown in approval dialogs, in characters. */
+  clientNameMax: 64,
   /** The sidecar's `glob` argument (fs.search_by_time): its length in UTF-16 units, its wildcards (unescaped
    *  `*`, `?`, `[`, `{`, `(`), and the automaton states its regex may need. Over one: an isError naming it. */
   sidecarGlobMaxChars: 1024,

@@ -130,14 +130,14 @@ describe("calls", () => {
     ]);
   });
 
-  it("names the calling agent in the approval request", async () => {
+  it("names the calling agent in the approval request by its token's label, the client's own name second", async () => {
     const ch = await createChannel();
     const provider = await connectProvider(ch, { tools: [echoTool("buy", { annotations: {} })] });
     provider.serve(() => ({ content: [{ type: "text", text: "ok" }] }));
     const agent = await connectAgent(ch);
     await agent.callTool({ name: "buy", arguments: { text: "x" } });
     const call = await provider.next("call");
-    expect(call.approval).toEqual({ agent: "test-agent" });
+    expect(call.approval).toEqual({ agent: "default", client: "test-agent" });
   });
 
   it("times out a call the provider never answers, and cancels it on the provider", async () => {

@@ -178,8 +178,9 @@ export async function connectAgent(
   ch: TestChannel,
   url = `${HUB}/mcp/${ch.id}`,
   token: string | null = ch.agentToken,
+  clientInfo: { name: string; version: string; title?: string } = { name: "test-agent", version: "1.0.0" },
 ): Promise<Client> {
-  const client = new Client({ name: "test-agent", version: "1.0.0" });
+  const client = new Client(clientInfo);
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     fetch: (u, init) => SELF.fetch(u, init),
     ...(token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : {}),

@@ -2,16 +2,23 @@
 // idle tab costs nothing), their tool lists (in the object's SQLite, so they survive eviction), the MCP
 // sessions of the channel's agents, the calls in flight, and the audit outbox shipped to D1 by an alarm.
 import { DurableObject } from "cloudflare:workers";
-import { Validator, type Schema } from "@cfworker/json-schema";
+import type { Schema, Validator } from "@cfworker/json-schema";
 import {
+  CallFrameSchema,
+  HubFrameSchema,
   LIMITS,
   LOGGING_LEVELS,
   ProviderFrameSchema,
   RELAY_SUBPROTOCOL,
   checkObjectSchema,
+  compileSchema,
   errorResult,
+  exceedsUtf8Bytes,
+  jsonDepth,
+  utf8ByteLength,
   validateAgainst,
   type AuditStatus,
+  type CallFrame,
   type CallToolResult,
   type HubFrame,
   type LoggingLevel,
@@ -20,6 +27,7 @@ import {
 } from "../../protocol/index.js";
 import { sha256Hex } from "../secrets.js";
 import { AuditOutbox, type AuditRow } from "./audit-outbox.js";
+import { displayText, sameOriginPageUrl } from "./display-text.js";
 import { exposeTools, type ExposedTool, type ProviderState } from "./naming.js";
 import { McpSessions, type AgentContext } from "./mcp-sessions.js";
 
@@ -44,7 +52,10 @@ export interface CallRequest {
   name: string;
   arguments: Record<string, unknown>;
   agentTokenId: string | null;
+  /** The agent token's owner-given label: the name approval dialogs show for the agent. */
   agentLabel: string;
+  /** What the MCP client calls itself (clientInfo.title or name): self-declared, shown only as secondary text. */
+  clientName?: string | undefined;
   timeoutMs?: number | undefined;
   signal?: AbortSignal | undefined;
   onProgress?: ((p: { progress: number; total?: number; message?: string }) => void) | undefined;
@@ -71,6 +82,11 @@ export const HEADER_AGENT = "x-webmcp-agent";
 export const HEADER_AGENT_HASH = "x-webmcp-agent-hash";
 
 const MAX_ALARM_BACKOFF_MS = 60_000;
+/** Levels a provider frame adds around its payload (frame → tools → tool → inputSchema; frame → result →
+ *  structuredContent), so a payload may itself be LIMITS.jsonDepthMax deep. */
+const FRAME_ENVELOPE_DEPTH = 3;
+/** The longest agent label a call frame carries (frames.ts `approval.agent`). */
+const APPROVAL_AGENT_MAX = 128;
 
 export class ChannelRelay extends DurableObject<Env> {
   private readonly sql: SqlStorage;
@@ -224,18 +240,28 @@ export class ChannelRelay extends DurableObject<Env> {
       });
       return;
     }
-    if (message.length > LIMITS.frameBytes) {
+    // The limit is in bytes of UTF-8, as the frame travels (a string's length counts UTF-16 units).
+    if (exceedsUtf8Bytes(message, LIMITS.frameBytes)) {
       send(ws, {
         type: "error",
         code: "frame_too_large",
-        message: `A frame may be at most ${LIMITS.frameBytes} bytes.`,
+        message: `A frame may be at most ${LIMITS.frameBytes} bytes of UTF-8; this one has ${utf8ByteLength(message)}.`,
       });
       ws.close(1009, "frame too large");
       return;
     }
     let frame: ProviderFrame;
     try {
-      const parsed = ProviderFrameSchema.safeParse(JSON.parse(message));
+      const json: unknown = JSON.parse(message);
+      if (jsonDepth(json, LIMITS.jsonDepthMax + FRAME_ENVELOPE_DEPTH) === Number.POSITIVE_INFINITY) {
+        send(ws, {
+          type: "error",
+          code: "frame_too_deep",
+          message: `Frame refused: its JSON nests deeper than ${LIMITS.jsonDepthMax} levels inside the frame.`,
+        });
+        return;
+      }
+      const parsed = ProviderFrameSchema.safeParse(json);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
         const where = issue ? `${issue.path.join(".") || "(frame)"}: ${issue.message}` : "invalid frame";
@@ -256,7 +282,13 @@ export class ChannelRelay extends DurableObject<Env> {
     switch (frame.type) {
       case "hello":
         // A hello (sent on connect and when the page becomes active again) marks the provider most recent.
-        provider.page = frame.page ?? null;
+        // Untrusted: the URL is kept only on the tab's own origin (never `javascript:` or another site's).
+        provider.page = frame.page
+          ? {
+              url: sameOriginPageUrl(frame.page.url, provider.kind === "tab" ? provider.origin : null),
+              title: displayText(frame.page.title, LIMITS.pageTitleMax),
+            }
+          : null;
         provider.lastActiveAt = now;
         this.saveProvider(provider);
         this.toolsChanged({ notify: false });
@@ -376,7 +408,10 @@ export class ChannelRelay extends DurableObject<Env> {
   /** Runs one call end to end and audits it. Never throws for the tool's own failures. */
   async callTool(req: CallRequest): Promise<CallOutcome> {
     const started = Date.now();
-    const argText = JSON.stringify(req.arguments ?? {});
+    const args = req.arguments ?? {};
+    // Measured without recursion first: JSON.stringify and the validator recurse, and would overflow.
+    const tooDeep = jsonDepth(args, LIMITS.jsonDepthMax) === Number.POSITIVE_INFINITY;
+    const argText = tooDeep ? "" : JSON.stringify(args);
     const exposed = this.exposedTools().get(req.name);
     let providerId: string | null = null;
     let outcome: CallOutcome;
@@ -389,55 +424,115 @@ export class ChannelRelay extends DurableObject<Env> {
           `Unknown tool: ${req.name}. ${names.length ? `Tools in this channel: ${names.slice(0, 20).join(", ")}.` : "No tools are connected to this channel right now."}`,
         ),
       };
+    } else if (tooDeep) {
+      outcome = invalid(
+        `The arguments for ${req.name} nest objects and arrays deeper than ${LIMITS.jsonDepthMax} levels, the most the hub relays (LIMITS.jsonDepthMax); nothing was sent. Flatten them and call again.`,
+      );
     } else {
-      const problems = this.validateArguments(exposed, req.arguments);
+      const frame = this.callFrame(req, exposed, args);
+      const checked = CallFrameSchema.safeParse(frame);
+      const text = JSON.stringify(frame);
       const target = exposed.providerIds.map((id) => this.providers.get(id)).find((p) => p !== undefined);
       const socket = target ? this.ctx.getWebSockets(target.id)[0] : undefined;
-      if (problems.length) {
-        const text = problems.map((p) => `${p.path}: ${p.message}`).join("; ");
-        outcome = {
-          status: "invalid",
-          result: errorResult(
-            `Invalid arguments for ${req.name}: ${text}. Fix them to match the tool's inputSchema and call again.`,
-          ),
-        };
-      } else if (!target || !socket) {
-        outcome = {
-          status: "disconnected",
-          result: errorResult(`The provider of ${req.name} is not connected right now.`),
-        };
+      if (!checked.success) {
+        const issue = checked.error.issues[0];
+        outcome = invalid(
+          `The call to ${req.name} cannot be sent: ${issue ? `${issue.path.join(".")}: ${issue.message}` : "invalid call frame"}.`,
+        );
+      } else if (exceedsUtf8Bytes(text, LIMITS.frameBytes)) {
+        outcome = invalid(
+          `The call to ${req.name} would be a ${utf8ByteLength(text)}-byte relay frame; a frame may be at most ${LIMITS.frameBytes} bytes (LIMITS.frameBytes), so nothing was sent. Send smaller arguments.`,
+        );
       } else {
-        providerId = target.id;
-        outcome = await this.dispatch(req, exposed, target, socket);
-        if (outcome.status === "ok") outcome = checkOutput(exposed, outcome);
+        const problems = this.validate(exposed, "input", args);
+        if (problems.length) {
+          const detail = problems.map((p) => `${p.path}: ${p.message}`).join("; ");
+          outcome = invalid(
+            `Invalid arguments for ${req.name}: ${detail}. Fix them to match the tool's inputSchema and call again.`,
+          );
+        } else if (!target || !socket) {
+          outcome = {
+            status: "disconnected",
+            result: errorResult(`The provider of ${req.name} is not connected right now.`),
+          };
+        } else {
+          providerId = target.id;
+          outcome = await this.dispatch(req, exposed, target.id, socket, frame, text);
+          if (outcome.status === "ok") outcome = this.checkOutput(exposed, outcome);
+        }
       }
     }
     await this.audit(req, exposed, providerId, argText, outcome, started);
     return outcome;
   }
 
-  private validateArguments(exposed: ExposedTool, args: Record<string, unknown>) {
-    let validator = this.validators.get(exposed.name);
+  /** The call frame for `req`; what an agent or client names itself is capped before it goes in. */
+  private callFrame(req: CallRequest, exposed: ExposedTool, args: Record<string, unknown>): CallFrame {
+    const timeoutMs = Math.min(
+      Math.max(1, Math.floor(req.timeoutMs ?? LIMITS.callTimeoutDefaultMs)),
+      LIMITS.callTimeoutMaxMs,
+    );
+    const client = req.clientName ? displayText(req.clientName, LIMITS.clientNameMax) : "";
+    return {
+      type: "call",
+      id: crypto.randomUUID(),
+      name: exposed.originalName,
+      arguments: args,
+      timeoutMs,
+      ...(exposed.readOnly
+        ? {}
+        : {
+            approval: {
+              agent: displayText(req.agentLabel, APPROVAL_AGENT_MAX) || "agent",
+              ...(client ? { client } : {}),
+            },
+          }),
+    };
+  }
+
+  /** Validates once, with the tool's compiled schema (kept until the tools change). */
+  private validate(exposed: ExposedTool, which: "input" | "output", value: unknown) {
+    const key = `${which}:${exposed.name}`;
+    let validator = this.validators.get(key);
     if (!validator) {
-      validator = new Validator(exposed.descriptor.inputSchema as Schema, "2020-12", false);
-      this.validators.set(exposed.name, validator);
+      const schema = which === "input" ? exposed.descriptor.inputSchema : exposed.descriptor.outputSchema;
+      validator = compileSchema((schema ?? {}) as Schema);
+      this.validators.set(key, validator);
     }
-    const result = validator.validate(args);
-    if (result.valid) return [];
-    return validateAgainst(exposed.descriptor.inputSchema as Schema, args);
+    return validateAgainst(validator, value);
+  }
+
+  /** A tool that declares an outputSchema must return matching structuredContent (MCP requires it). */
+  // (The result itself was parsed with CallToolResultSchema from src/protocol when its frame arrived.)
+  private checkOutput(exposed: ExposedTool, outcome: CallOutcome): CallOutcome {
+    if (!exposed.descriptor.outputSchema || outcome.result.isError) return outcome;
+    if (outcome.result.structuredContent === undefined) {
+      return {
+        status: "error",
+        result: errorResult(`${exposed.name} declares an outputSchema but returned no structuredContent.`),
+      };
+    }
+    const problems = this.validate(exposed, "output", outcome.result.structuredContent);
+    if (problems.length) {
+      return {
+        status: "error",
+        result: errorResult(
+          `${exposed.name} returned structuredContent that does not match its outputSchema (${problems[0]!.path}: ${problems[0]!.message}).`,
+        ),
+      };
+    }
+    return outcome;
   }
 
   private dispatch(
     req: CallRequest,
     exposed: ExposedTool,
-    provider: ProviderState,
+    providerId: string,
     socket: WebSocket,
+    frame: CallFrame,
+    text: string,
   ): Promise<CallOutcome> {
-    const id = crypto.randomUUID();
-    const timeoutMs = Math.min(
-      Math.max(1, Math.floor(req.timeoutMs ?? LIMITS.callTimeoutDefaultMs)),
-      LIMITS.callTimeoutMaxMs,
-    );
+    const { id, timeoutMs } = frame;
     return new Promise<CallOutcome>((resolve) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const onAbort = () => {
@@ -450,7 +545,7 @@ export class ChannelRelay extends DurableObject<Env> {
         req.signal?.removeEventListener("abort", onAbort);
         resolve(outcome);
       };
-      this.pending.set(id, { providerId: provider.id, onProgress: req.onProgress, onLog: req.onLog, finish });
+      this.pending.set(id, { providerId, onProgress: req.onProgress, onLog: req.onLog, finish });
       timer = setTimeout(() => {
         this.sendCancel(socket, id, `Timed out after ${timeoutMs} ms.`);
         finish({
@@ -462,16 +557,8 @@ export class ChannelRelay extends DurableObject<Env> {
       }, timeoutMs);
       if (req.signal?.aborted) return onAbort();
       req.signal?.addEventListener("abort", onAbort, { once: true });
-      const frame: HubFrame = {
-        type: "call",
-        id,
-        name: exposed.originalName,
-        arguments: req.arguments,
-        timeoutMs,
-        ...(exposed.readOnly ? {} : { approval: { agent: req.agentLabel } }),
-      };
       try {
-        socket.send(JSON.stringify(frame));
+        socket.send(text);
       } catch {
         finish({
           status: "disconnected",
@@ -509,7 +596,7 @@ export class ChannelRelay extends DurableObject<Env> {
       providerLabel: exposed?.label ?? null,
       origin: exposed?.origin ?? null,
       tool: req.name.slice(0, 200),
-      argBytes: new TextEncoder().encode(argText).byteLength,
+      argBytes: utf8ByteLength(argText),
       argSha256: await sha256Hex(argText),
       status: outcome.status,
       durationMs: now - started,
@@ -565,6 +652,7 @@ export class ChannelRelay extends DurableObject<Env> {
       arguments: Record<string, unknown>;
       agentTokenId: string;
       agentLabel: string;
+      clientName?: string;
       timeoutMs?: number;
     },
   ): Promise<CallOutcome> {
@@ -640,8 +728,9 @@ export class ChannelRelay extends DurableObject<Env> {
   }
 }
 
+/** Sends a hub frame; its schema is enforced on what the hub sends, not only on what it receives. */
 function send(ws: WebSocket, frame: HubFrame): void {
-  ws.send(JSON.stringify(frame));
+  ws.send(JSON.stringify(HubFrameSchema.parse(frame)));
 }
 
 function signature(exposed: Map<string, ExposedTool>): string {
@@ -657,27 +746,8 @@ function signature(exposed: Map<string, ExposedTool>): string {
   );
 }
 
-/** A tool that declares an outputSchema must return matching structuredContent (MCP requires it). */
-// (The result itself was parsed with CallToolResultSchema from src/protocol when its frame arrived.)
-function checkOutput(exposed: ExposedTool, outcome: CallOutcome): CallOutcome {
-  const schema = exposed.descriptor.outputSchema;
-  if (!schema || outcome.result.isError) return outcome;
-  if (outcome.result.structuredContent === undefined) {
-    return {
-      status: "error",
-      result: errorResult(`${exposed.name} declares an outputSchema but returned no structuredContent.`),
-    };
-  }
-  const problems = validateAgainst(schema as Schema, outcome.result.structuredContent);
-  if (problems.length) {
-    return {
-      status: "error",
-      result: errorResult(
-        `${exposed.name} returned structuredContent that does not match its outputSchema (${problems[0]!.path}: ${problems[0]!.message}).`,
-      ),
-    };
-  }
-  return outcome;
+function invalid(text: string): CallOutcome {
+  return { status: "invalid", result: errorResult(text) };
 }
 
 export { LOGGING_LEVELS };

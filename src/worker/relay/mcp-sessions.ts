@@ -248,7 +248,9 @@ export class McpSessions {
         name,
         arguments: args,
         agentTokenId: agent.agentTokenId,
-        agentLabel: client?.title ?? client?.name ?? agent.agentLabel,
+        // The owner's label for the token names the agent; what the client calls itself is only secondary.
+        agentLabel: agent.agentLabel,
+        clientName: client?.title ?? client?.name,
         timeoutMs: typeof timeout === "number" ? timeout : undefined,
         signal: extra.signal,
         onProgress:

@@ -11,7 +11,8 @@ export interface ProviderState {
   /** Origin host for a tab, the paired label for a sidecar. */
   label: string;
   origin: string | null;
-  page: { url: string; title: string } | null;
+  /** From the tab's `hello`; `url` is null unless it is an http(s) URL on the tab's own origin. */
+  page: { url: string | null; title: string } | null;
   connectedAt: number;
   lastActiveAt: number;
   tools: ToolDescriptor[];
