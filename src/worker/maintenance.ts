@@ -5,6 +5,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "./db/client.js";
 import type { Settings } from "./env.js";
 import { pruneRateLimits } from "./channels/rate-limit.js";
+import { relayOf } from "./channels/relay-stub.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Rows one delete statement removes: keeps each statement short (D1 limits a query's time). */
@@ -24,6 +25,18 @@ export type CloseChannel = (
   channelId: string,
   tokens: { providerTokenIds: string[]; agentTokenIds: string[] },
 ) => Promise<number>;
+
+/** The CloseChannel of a deployment: the channel's ChannelRelay closes each token's sockets and sessions. */
+export function closeChannelRelay(env: Env): CloseChannel {
+  return async (channelId, tokens) => {
+    const relay = relayOf(env, { id: channelId });
+    const closed = await Promise.all([
+      ...tokens.providerTokenIds.map((id) => relay.revokeProvider(id)),
+      ...tokens.agentTokenIds.map((id) => relay.revokeAgent(id)),
+    ]);
+    return closed.reduce((a, b) => a + b, 0);
+  };
+}
 
 export interface MaintenanceReport {
   auditRows: number;
@@ -123,10 +136,11 @@ async function expireIdleChannels(
 async function deleteInBatches(db: Db, select: SQL, table: string): Promise<number> {
   let total = 0;
   for (;;) {
-    const result = await db.run(
-      sql`DELETE FROM ${sql.identifier(table)} WHERE rowid IN (${select} LIMIT ${BATCH})`,
+    // RETURNING counts the table's own rows (D1's meta.changes also counts rows deleted by ON DELETE CASCADE).
+    const deleted = await db.all(
+      sql`DELETE FROM ${sql.identifier(table)} WHERE rowid IN (${select} LIMIT ${BATCH}) RETURNING 1 AS gone`,
     );
-    const changes = result.meta.changes ?? 0;
+    const changes = deleted.length;
     total += changes;
     if (changes < BATCH) return total;
   }
