@@ -85,7 +85,7 @@ describe("a site that sends its headers at once and its body slowly", () => {
     expect(await versionCount(s.host)).toBe(0);
   });
 
-  it("fails an ownership proof, saying the site was too slow to send its file", async () => {
+  it("fails an ownership proof with upstream_failed (the site's server, not its file), saying it was too slow", async () => {
     const o = await fakeOrigin({ [VERIFY_PATH]: DRIP });
     const site = { origin: o.origin, host: o.host, hostname: "127.0.0.1" };
     const err = await failureOf(
@@ -95,8 +95,23 @@ describe("a site that sends its headers at once and its body slowly", () => {
         timeoutMs: 300,
       }),
     );
-    expect(err.code).toBe("verification_failed");
+    expect(err.code).toBe("upstream_failed");
+    expect(err.status).toBe(502);
     expect(err.message).toContain("too slow");
+  });
+
+  it("still fails the proof with verification_failed when the file arrives but is wrong", async () => {
+    const o = await fakeOrigin({ [VERIFY_PATH]: { status: 404, body: "nope" } });
+    const site = { origin: o.origin, host: o.host, hostname: "127.0.0.1" };
+    const err = await failureOf(
+      checkOwnershipProof(site, "http", "x".repeat(100), {
+        allowPrivate: true,
+        dohUrl: "http://127.0.0.1:9/dns-query",
+        timeoutMs: 300,
+      }),
+    );
+    expect(err.code).toBe("verification_failed");
+    expect(err.message).toContain("404");
   });
 
   it("answers 502 upstream_failed through the refresh route with the real 5 s budget, not a 500", async () => {

@@ -33,6 +33,24 @@ export interface OutboundText {
 }
 
 /** GETs `url` and returns its body as text, or throws a HubError (see the header for which). */
+/**
+ * Failures of the transport rather than of the file: the site could not be reached, did not answer in time,
+ * was too slow to send its body or hung up. Verification reports these as upstream_failed (502) too, while a
+ * file that arrived but is wrong (status, redirect, type, size) fails the proof (422).
+ */
+const transportFailures = new WeakSet<HubError>();
+
+function transportFailure(message: string): HubError {
+  const error = new HubError("upstream_failed", message);
+  transportFailures.add(error);
+  return error;
+}
+
+/** Whether `e` says the site could not be read at all (unreachable, too slow, cut off). */
+export function isTransportFailure(e: unknown): boolean {
+  return e instanceof HubError && transportFailures.has(e);
+}
+
 export async function fetchSiteText(url: string, opts: OutboundOptions): Promise<OutboundText> {
   const target = new URL(url);
   assertFetchable(target, opts.allowPrivate);
@@ -62,7 +80,7 @@ export async function fetchSiteText(url: string, opts: OutboundOptions): Promise
     if (e instanceof HubError) throw e;
     // Nothing a site sends may surface as a 500; whatever slipped past the cases above is its failure.
     console.warn(`outbound fetch of ${where} failed unexpectedly: ${describe(e)}`);
-    throw new HubError("upstream_failed", `Could not fetch ${where}; try again in a minute.`);
+    throw transportFailure(`Could not fetch ${where}; try again in a minute.`);
   } finally {
     budget.stop();
   }
@@ -116,8 +134,7 @@ async function fetchHeaders(target: URL, opts: OutboundOptions, budget: Budget):
   } catch (e) {
     // Refused, reset, unresolvable, bad TLS or silent: one answer, so the hub is no port or host prober.
     console.warn(`outbound fetch of ${target.toString()} got no answer: ${describe(e)}`);
-    throw new HubError(
-      "upstream_failed",
+    throw transportFailure(
       `Could not fetch ${target.toString()}: the site could not be reached or did not answer within ${budget.seconds}. Check that it is online and serves the file, then try again.`,
     );
   }
@@ -172,15 +189,11 @@ async function readCapped(
     if (e instanceof HubError) throw e;
     console.warn(`outbound fetch of ${where}: body failed after ${size} bytes: ${describe(e)}`);
     if (budget.expired) {
-      throw new HubError(
-        "upstream_failed",
+      throw transportFailure(
         `${where} was too slow to send its file: the whole answer must arrive within ${budget.seconds}. Make the file load faster, then try again.`,
       );
     }
-    throw new HubError(
-      "upstream_failed",
-      `${where} closed the connection before the whole file arrived; try again.`,
-    );
+    throw transportFailure(`${where} closed the connection before the whole file arrived; try again.`);
   }
   return text + decoder.decode();
 }

@@ -1,11 +1,12 @@
 // Ownership proofs: the token in https://HOST/.well-known/webmcp-hub-verify, or in the DNS TXT record
 // `_webmcp-hub.HOST` (value `webmcp-hub-verify=TOKEN`) read over DNS-over-HTTPS. Whatever goes wrong with
-// the site's own file or records is the proof failing (verification_failed, 422, saying what to fix);
-// only a failing resolver is upstream_failed (502).
+// the site's file or records is the proof failing (verification_failed, 422, saying what to fix); a site
+// that cannot be read at all (unreachable, silent, too slow to send its file, hung up) and a failing
+// resolver are upstream_failed (502): the caller can only fix the server, then try again.
 import { z } from "zod";
 import { LIMITS } from "../../protocol/index.js";
 import { HubError } from "../http/errors.js";
-import { fetchSiteText } from "./outbound.js";
+import { fetchSiteText, isTransportFailure } from "./outbound.js";
 import type { SiteOrigin } from "./origins.js";
 
 export const VERIFY_PATH = "/.well-known/webmcp-hub-verify";
@@ -50,7 +51,7 @@ async function checkHttpProof(site: SiteOrigin, token: string, ctx: ProofContext
       ...(ctx.fetcher ? { fetcher: ctx.fetcher } : {}),
     }));
   } catch (e) {
-    if (e instanceof HubError && e.code === "upstream_failed")
+    if (e instanceof HubError && e.code === "upstream_failed" && !isTransportFailure(e))
       throw new HubError("verification_failed", e.message);
     throw e;
   }
