@@ -1,12 +1,17 @@
 // The approval dialog: before a tool that is not read-only runs for a remote agent, the user sees who asks
-// (the agent), where (this page's origin), what (the tool) and with which arguments, and approves, denies,
-// or always allows that tool on this channel. It is a modal <dialog> in the widget's shadow root; one at a
-// time, in the order the calls arrived. Untrusted text (agent label, arguments) is only ever textContent.
+// (the agent, by the label the channel's owner gave its token), where (this page's origin), what (the tool)
+// and with which arguments, and approves, denies, or always allows that tool on this channel. What the
+// agent's software calls itself is shown only as secondary text marked self-declared: any client can claim
+// any name. It is a modal <dialog> in the widget's shadow root; one at a time, in the order the calls
+// arrived. Untrusted text (labels, the client's name, arguments) is only ever textContent.
 
 export type ApprovalDecision = "approve" | "deny" | "always";
 
 export interface ApprovalRequest {
+  /** The agent token's label, set by the channel's owner: the agent's name. */
   agent: string;
+  /** What the MCP client calls itself (self-declared, unverified), if it said. */
+  client?: string | undefined;
   origin: string;
   tool: string;
   title?: string | undefined;
@@ -46,6 +51,11 @@ function show(root: ShadowRoot, req: ApprovalRequest): Promise<ApprovalDecision>
     });
     const heading = el("h2", undefined, { id: `${id}t` });
     heading.append("Allow ", el("b", req.agent), " to run ", el("b", req.title ?? req.tool), "?");
+    const claimed = req.client
+      ? el("p", `Its software calls itself “${req.client}” (self-declared, not verified).`, {
+          class: "self-declared",
+        })
+      : null;
     const detail = el("p", undefined, { id: `${id}d` });
     detail.append(
       "Your agent wants to run the tool ",
@@ -66,7 +76,7 @@ function show(root: ShadowRoot, req: ApprovalRequest): Promise<ApprovalDecision>
     const deny = button("deny", "Deny");
     deny.autofocus = true;
     actions.append(deny, button("always", `Always allow ${req.tool}`), button("approve", "Approve"));
-    dialog.append(heading, detail, el("pre", args), actions);
+    dialog.append(heading, ...(claimed ? [claimed] : []), detail, el("pre", args), actions);
 
     const finish = (decision?: ApprovalDecision) => {
       req.signal.removeEventListener("abort", onAbort);

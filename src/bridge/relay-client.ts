@@ -3,6 +3,7 @@
 // runs the hub's calls (approval first when asked, an AbortSignal tied to cancel and timeout, results
 // normalised). Frames are the ones of src/protocol/frames.ts; only their types are imported (no zod here).
 import type { CallFrame, HelloFrame, ProviderFrame, ToolsFrame } from "../protocol/frames.js";
+import { exceedsUtf8Bytes, utf8ByteLength } from "../protocol/measure.js";
 import type { CallToolResult } from "../protocol/results.js";
 import type { ToolAnnotations, ToolDescriptor } from "../protocol/tool.js";
 import { AlwaysAllowed, type ApprovalDecision, type ApprovalRequest } from "./approval.js";
@@ -258,8 +259,24 @@ export class RelayClient extends EventTarget {
     this.dispatchEvent(new CustomEvent("statuschange", { detail: { status } }));
   }
 
+  /** Sends a frame; one over the hub's limit (UTF-8 bytes) would close the socket, so it is never sent. */
   private send(frame: ProviderFrame): void {
-    if (this.ws?.readyState === 1) this.ws.send(JSON.stringify(frame));
+    if (this.ws?.readyState !== 1) return;
+    let text = JSON.stringify(frame);
+    if (exceedsUtf8Bytes(text, MAX_FRAME_BYTES)) {
+      const size = utf8ByteLength(text);
+      if (frame.type !== "result") {
+        console.warn(`webmcp-hub: a ${frame.type} frame of ${size} bytes is over the hub's limit; not sent.`);
+        return;
+      }
+      text = JSON.stringify({
+        ...frame,
+        result: errorResult(
+          `The tool's answer was ${size} bytes as a relay frame; a frame may be at most ${MAX_FRAME_BYTES} bytes.`,
+        ),
+      } satisfies ProviderFrame);
+    }
+    this.ws.send(text);
   }
 
   // ------------------------------------------------------------------------------------------------------
@@ -328,7 +345,7 @@ export class RelayClient extends EventTarget {
       tools.length = MAX_TOOLS;
     }
     let text = JSON.stringify({ type: "tools", tools } satisfies ToolsFrame);
-    while (new TextEncoder().encode(text).byteLength > MAX_FRAME_BYTES && tools.length) {
+    while (exceedsUtf8Bytes(text, MAX_FRAME_BYTES) && tools.length) {
       tools.length = Math.floor(tools.length * 0.9);
       text = JSON.stringify({ type: "tools", tools } satisfies ToolsFrame);
     }
@@ -365,6 +382,7 @@ export class RelayClient extends EventTarget {
         if (call.approval && !allowed.has(call.name)) {
           const decision = await this.o.approve({
             agent: call.approval.agent,
+            client: call.approval.client,
             origin: location.origin,
             tool: call.name,
             title: tool.title,

@@ -11,6 +11,7 @@ import {
   type CallToolResult,
   type HubFrame,
   type ProviderFrame,
+  utf8ByteLength,
 } from "../protocol/index.js";
 import { InvalidArgumentsError } from "./arguments.js";
 import type { SearchRoot } from "./roots.js";
@@ -327,7 +328,7 @@ export class HubLink {
 }
 
 function frameBytes(id: string, result: CallToolResult): number {
-  return Buffer.byteLength(JSON.stringify({ type: "result", id, result }));
+  return utf8ByteLength(JSON.stringify({ type: "result", id, result }));
 }
 
 /**

@@ -256,7 +256,10 @@ describe("the bridge relays a page's WebMCP tools to the user's agent", () => {
     });
     await dialog(page).waitFor();
     const shown = await dialog(page).textContent();
-    expect(shown).toContain("e2e-agent"); // the MCP client's name
+    // The agent is named by its token's label (set by the channel's owner); what the MCP client calls
+    // itself is secondary text, marked as self-declared.
+    expect(await dialog(page).locator("h2").textContent()).toBe("Allow default to run Add a stamp?");
+    expect(shown).toContain("Its software calls itself “e2e-agent” (self-declared, not verified).");
     expect(shown).toContain(demoOrigin);
     expect(shown).toContain("add-stamp");
     expect(shown).toContain('"Blue Mauritius"');
