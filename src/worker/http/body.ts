@@ -38,15 +38,53 @@ export async function readBodyText(c: Context, maxBytes: number): Promise<string
   return new TextDecoder().decode(bytes);
 }
 
+/** An unpaired UTF-16 surrogate (with the `u` flag a paired one is one code point and does not match). */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+/** A `\uD800`-`\uDFFF` escape in JSON text: with a raw one, the only way a parsed string holds one. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+/**
+ * Parses JSON text, refusing strings and keys that hold an unpaired surrogate (a `\uD800` escape alone): they
+ * are not Unicode text, cannot be stored as UTF-8, and make JSON Pointer encoding throw (schema validation).
+ */
 export function parseJsonText(text: string): unknown {
   if (text.trim() === "")
     throw new HubError("invalid_json", "The request body is empty; send a JSON object.");
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (e) {
     const detail = e instanceof SyntaxError ? `: ${e.message}` : "";
     throw new HubError("invalid_json", `The request body is not valid JSON${detail}.`);
   }
+  const unpaired =
+    SURROGATE_ESCAPE.test(text) || LONE_SURROGATE.test(text) ? findUnpairedSurrogate(value) : undefined;
+  if (unpaired !== undefined) {
+    throw new HubError(
+      "invalid_json",
+      `The request body holds a string with an unpaired UTF-16 surrogate (${JSON.stringify(unpaired.slice(0, 40))}); send well-formed Unicode text.`,
+    );
+  }
+  return value;
+}
+
+/** The first key or string in `value` that holds an unpaired surrogate; iterative, so depth cannot overflow. */
+function findUnpairedSurrogate(value: unknown): string | undefined {
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === "string") {
+      if (LONE_SURROGATE.test(v)) return v;
+    } else if (Array.isArray(v)) {
+      for (const item of v) stack.push(item);
+    } else if (v !== null && typeof v === "object") {
+      for (const [k, item] of Object.entries(v)) {
+        if (LONE_SURROGATE.test(k)) return k;
+        stack.push(item);
+      }
+    }
+  }
+  return undefined;
 }
 
 export async function readJson<S extends z.ZodType>(
