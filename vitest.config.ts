@@ -30,6 +30,8 @@ export default defineConfig({
                 DOH_URL: fake.dohUrl,
                 ALLOW_PRIVATE_ORIGINS: "true",
                 DEPLOYED_RATE_LIMITS: JSON.stringify(deployedLimits),
+                // Cases per fuzz property (test/worker/fuzz-*.test.ts); `npm run fuzz` raises it.
+                FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",
               },
             },
           }),

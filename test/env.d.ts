@@ -7,5 +7,6 @@ declare namespace Cloudflare {
     DEPLOYED_RATE_LIMITS: string;
     /** A limiter configured as AGENT_CALLS is deployed (the pool's AGENT_CALLS is raised for other tests). */
     AGENT_CALLS_AS_DEPLOYED: RateLimit;
+    FUZZ_RUNS: string;
   }
 }
