@@ -144,7 +144,14 @@ async function main() {
   while (ports.size < 3) ports.add(await freePort());
   const [port, demoPort, inspectorPort] = [...ports];
   log("starting wrangler dev and the demo site…");
-  const stack = await startStack({ port, demoPort, inspectorPort, persistTo });
+  // The round trips below make an agent's calls back to back, faster than the deployed per-token limit.
+  const stack = await startStack({
+    port,
+    demoPort,
+    inspectorPort,
+    persistTo,
+    vars: { RATE_LIMIT_SCALE: "1000" },
+  });
   const browser = await chromium.launch({
     executablePath: chromiumPath(),
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],

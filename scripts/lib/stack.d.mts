@@ -27,4 +27,6 @@ export function startStack(options: {
   inspectorPort?: number;
   log?: (message: string) => void;
   onWranglerLine?: LineHandler;
+  /** Extra `--var NAME:value` for this run (e.g. RATE_LIMIT_SCALE for a bench). */
+  vars?: Record<string, string>;
 }): Promise<Stack>;

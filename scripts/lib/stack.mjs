@@ -16,6 +16,7 @@ export async function startStack({
   inspectorPort,
   log = () => {},
   onWranglerLine = () => {},
+  vars = {},
 }) {
   log("Applying D1 migrations to the local database…");
   await applyMigrations({ persistTo, onLine: onWranglerLine });
@@ -28,7 +29,14 @@ export async function startStack({
   };
   try {
     log(`Starting wrangler dev on http://${host}:${port}…`);
-    const hub = await startWranglerDev({ host, port, persistTo, inspectorPort, onLine: onWranglerLine });
+    const hub = await startWranglerDev({
+      host,
+      port,
+      persistTo,
+      inspectorPort,
+      onLine: onWranglerLine,
+      vars,
+    });
     stops.push(() => hub.stop());
 
     log(`Publishing the demo site's manifest through ${hub.url}/api/sites…`);

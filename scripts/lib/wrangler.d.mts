@@ -21,4 +21,6 @@ export function startWranglerDev(options: {
   inspectorPort?: number;
   onLine?: LineHandler;
   readyTimeoutMs?: number;
+  /** Extra `--var NAME:value` for this run (e.g. RATE_LIMIT_SCALE for a bench). */
+  vars?: Record<string, string>;
 }): Promise<WranglerDev>;

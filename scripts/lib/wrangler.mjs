@@ -65,6 +65,7 @@ export async function startWranglerDev({
   inspectorPort,
   onLine = () => {},
   readyTimeoutMs = 90_000,
+  vars = {},
 }) {
   const args = [
     WRANGLER_JS,
@@ -79,6 +80,8 @@ export async function startWranglerDev({
     "--var",
     "ALLOW_PRIVATE_ORIGINS:true",
   ];
+  // Extra [vars] for this run (e.g. bench/bridge raises the rate limits with RATE_LIMIT_SCALE).
+  for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   if (persistTo) args.push("--persist-to", persistTo);
   if (inspectorPort) args.push("--inspector-port", String(inspectorPort));
   const output = [];

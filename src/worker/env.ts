@@ -26,6 +26,8 @@ export const SettingsSchema = z.object({
             .filter(Boolean)
         : [],
     ),
+  /** Multiplies every request rate limit (http/rate-limit.ts); for local benches, never set when deployed. */
+  RATE_LIMIT_SCALE: z.coerce.number().int().min(1).max(1_000_000).default(1),
   /** Audit rows older than this are deleted by the daily maintenance. */
   AUDIT_RETENTION_DAYS: Days(30),
   /** A site registered this long ago and never verified is deleted once it has no live challenge. */

@@ -18,6 +18,8 @@ declare namespace Cloudflare {
 		IDLE_CHANNEL_DAYS: "90";
 		ANON_WRITES: RateLimit;
 		AGENT_CALLS: RateLimit;
+		/** Not in wrangler.toml: set with `--var RATE_LIMIT_SCALE:n` by local benches only. */
+		RATE_LIMIT_SCALE?: string;
 	}
 }
 interface Env extends Cloudflare.Env {}

@@ -251,3 +251,32 @@ describe("challenges", () => {
     expect((await verify(origin.host, newest.claimSecret)).status).toBe(200);
   });
 });
+
+describe("RATE_LIMIT_SCALE", () => {
+  it("raises every limit n-fold for local benches", async () => {
+    const app = createApp();
+    const scaledEnv = { ...env, RATE_LIMIT_SCALE: "2" };
+    const statuses = await inOneWindow(ANON.period, async () => {
+      const ip = freshIp();
+      const out: number[] = [];
+      for (let i = 0; i <= 2 * ANON.limit; i++) {
+        const ctx = createExecutionContext();
+        const res = await app.fetch(
+          new Request("http://hub.test/api/channels", {
+            method: "POST",
+            headers: { "content-type": "application/json", "cf-connecting-ip": ip },
+            body: JSON.stringify({ name: `scaled ${i}` }),
+          }),
+          scaledEnv,
+          ctx,
+        );
+        await waitOnExecutionContext(ctx);
+        out.push(res.status);
+        await res.body?.cancel();
+      }
+      return out;
+    });
+    expect(statuses.slice(0, 2 * ANON.limit).every((s) => s === 201)).toBe(true);
+    expect(statuses[2 * ANON.limit]).toBe(429);
+  });
+});
