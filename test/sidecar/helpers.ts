@@ -1,7 +1,16 @@
 // Helpers for the sidecar tests: temp trees with controlled mtimes, the real CLI process behind an MCP SDK
 // client (or a raw line driver), and GNU find on the same tree as the reference.
 import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -252,3 +261,45 @@ export function writeWideTree(root: string, dirs: number, perDir: number): void 
     for (let f = 0; f < perDir; f++) writeFileSync(join(dir, `f${f}.txt`), "");
   }
 }
+
+/**
+ * `dirs` directories of `perDir` files with 47-character names (the issue's attack was on names this long);
+ * every other name ends in "Z". Returns how many end in "Z".
+ */
+export function writeLongNameTree(root: string, dirs: number, perDir: number): number {
+  let endingInZ = 0;
+  for (let d = 0; d < dirs; d++) {
+    const dir = join(root, `d${String(d).padStart(3, "0")}`);
+    mkdirSync(dir, { recursive: true });
+    for (let f = 0; f < perDir; f++) {
+      const stem = `f${String(f).padStart(5, "0")}-`;
+      const last = f % 2 === 0 ? "Z" : "y";
+      if (last === "Z") endingInZ++;
+      writeFileSync(join(dir, stem + "n".repeat(47 - stem.length - 1) + last), "");
+    }
+  }
+  return endingInZ;
+}
+
+/**
+ * CPU time a process (or one of its threads: `tid`, the main thread's is the pid) has used so far, in ms,
+ * from /proc (user + system; Linux only).
+ */
+export function cpuMs(pid: number, tid?: number): number {
+  const file = tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`;
+  const stat = readFileSync(file, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // After the name: state is field 3, utime field 14, stime field 15 (1-based in proc(5)).
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1000) / CLOCK_TICKS;
+}
+
+const CLOCK_TICKS = Number(
+  (() => {
+    try {
+      return execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim();
+    } catch {
+      return "100";
+    }
+  })(),
+);
