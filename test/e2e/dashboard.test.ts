@@ -605,13 +605,18 @@ describe("the dashboard in Chromium", () => {
     // the code the console shows: the console lists the tab without a reload.
     const tabBrowser = await openShopTab(channel.pairingCode);
     try {
-      await page
-        .locator(".provider h3", { hasText: "Dress shop · WebMCP demo" })
-        .waitFor({ timeout: 10_000 });
+      // The card is headed by the origin's host the hub saw; the page's own title and URL come after.
+      await page.locator(".provider h3", { hasText: demoHost }).waitFor({ timeout: 10_000 });
       expect(squash(await page.locator("#providers-summary").textContent())).toBe(
         "1 connected: 1 tab, 0 sidecars.",
       );
       expect(squash(await page.locator(".provider").textContent())).toContain(demoOrigin);
+      await poll(() => page.locator(".provider .page-title").textContent()).toBe(
+        "Page: Dress shop · WebMCP demo",
+      );
+      expect(await page.locator(".provider a").getAttribute("href")).toBe(`${demoOrigin}/shop.html`);
+      // Paired from the shop's page in a browser: no "paired by a script" mark.
+      expect(await page.locator(".provider .paired-by-script").count()).toBe(0);
       await poll(() => page.locator("#tool-rows th code").allTextContents()).toEqual(
         expect.arrayContaining(["get-dresses", "buyProduct"]),
       );

@@ -6,10 +6,31 @@ import { $, ago, announce, api, enhanceTabs, h, showError, store, timeText } fro
 
 const POLL_MS = 3000;
 const AUDIT_PAGE = 20;
+/** The most of a provider's self-reported page title and URL the console shows, in characters. */
+const PAGE_TITLE_SHOWN = 120;
+const PAGE_URL_SHOWN = 160;
 const consoleHead = $("console-head");
 
 if ($("create-form")) listPage();
 if (consoleHead) consolePage(consoleHead.dataset.channel, consoleHead.dataset.hub);
+
+const capped = (text, max) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+/**
+ * A tab's page URL as a link target, or null: the page reports it, so it is a link only when it is http(s) and
+ * on the origin the tab paired from (the hub drops other URLs too; this renders defensively).
+ */
+function pageLink(p) {
+  if (p.kind !== "tab" || typeof p.origin !== "string" || typeof p.page?.url !== "string") return null;
+  let url;
+  try {
+    url = new URL(p.page.url);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return null;
+  return url.origin === p.origin ? url.href : null;
+}
 
 /** What the console keeps of a channel created (or opened) in this browser. */
 function channelRecord(created) {
@@ -290,11 +311,15 @@ function consolePage(id, hub) {
       lastSummary = summary;
     }
     list.replaceChildren(
-      ...s.providers.map((p) =>
-        h(
+      ...s.providers.map((p) => {
+        // The heading is what the hub knows (a tab's origin host, a sidecar's paired label); what the page
+        // says about itself (its title and URL) is secondary, capped, and a link only on the tab's origin.
+        const link = pageLink(p);
+        const title = typeof p.page?.title === "string" ? p.page.title.trim() : "";
+        return h(
           "li",
           { class: "card provider" },
-          h("h3", {}, p.kind === "tab" ? p.page?.title || p.label : p.label),
+          h("h3", {}, p.label),
           h(
             "p",
             { class: "meta" },
@@ -306,11 +331,24 @@ function consolePage(id, hub) {
             " ",
             p.origin ?? p.label,
           ),
-          p.page?.url
+          p.kind === "tab" && p.pairedFromPage === false
+            ? h(
+                "p",
+                { class: "alert warn paired-by-script" },
+                h("strong", {}, "Paired by a script — not from a browser page."),
+                ` Its pairing request did not come from a page of ${p.origin ?? p.label}. If you did not pair it with a program of your own, disconnect it.`,
+              )
+            : null,
+          title ? h("p", { class: "meta page-title" }, "Page: ", capped(title, PAGE_TITLE_SHOWN)) : null,
+          link
             ? h(
                 "p",
                 { class: "meta" },
-                h("a", { href: p.page.url, target: "_blank", rel: "noopener" }, p.page.url),
+                h(
+                  "a",
+                  { href: link, target: "_blank", rel: "noopener noreferrer" },
+                  capped(link, PAGE_URL_SHOWN),
+                ),
               )
             : null,
           h("p", { class: "meta" }, `Connected ${ago(p.connectedAt)} · active ${ago(p.lastActiveAt)}`),
@@ -332,8 +370,8 @@ function consolePage(id, hub) {
             },
             "Disconnect",
           ),
-        ),
-      ),
+        );
+      }),
     );
   }
 
