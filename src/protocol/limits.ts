@@ -34,7 +34,7 @@ export const LIMITS = {
   /** Live ownership challenges kept per site: registering the origin again supersedes the oldest. */
   liveChallengesPerSite: 3,
   /** Live pairing codes kept per channel: creating another supersedes the oldest (see channels/rate-limit.ts). */
-  livePairingCodesPerChannel: 5,
+  livePairingCodesPerChannel: 20,
   /** Failed pairing attempts allowed per client (IPv4 address or IPv6 /64) in one window. */
   pairFailuresPerClient: 20,
   /** Failed pairing attempts allowed hub-wide in one window: what bounds guessing from many addresses. */

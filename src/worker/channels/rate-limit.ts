@@ -8,8 +8,8 @@
 // - Hub-wide: a failure budget shared by every client. A guesser with many addresses (a /48 holds 65,536
 //   /64s; a botnet holds many IPv4 addresses) passes any per-client limit, so what bounds guessing is a
 //   global count. The chance that G guesses hit one of L live codes is about G·L / 32^8 (32^8 ≈ 1.1·10^12):
-//   with G = 1,000 per 10 minutes, a channel (at most LIMITS.livePairingCodesPerChannel live codes) is hit
-//   with probability ≈ 4.5·10^-9 per window, ≈ 2.4·10^-4 a year under a sustained attack. The price: a
+//   with G = 1,000 per 10 minutes, a channel (at most LIMITS.livePairingCodesPerChannel = 20 live codes) is
+//   hit with probability ≈ 1.8·10^-8 per window, ≈ 10^-3 a year under a sustained attack. The price: a
 //   flood from many addresses can use up the budget and hold back everyone's pairing for the rest of the
 //   window (at most 10 minutes; a real user's typos are far below it). An injected provider in someone's
 //   channel is worse than a paused pairing, so the budget is enforced.
