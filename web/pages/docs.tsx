@@ -252,7 +252,9 @@ document.modelContext.registerTool(
             <a href="/channels">Create a channel</a>. You get its MCP URL, an agent token and a pairing code.
           </li>
           <li>
-            Open the sites you want your agent to use and pair each tab with a code (the bridge's button).
+            Open the sites you want your agent to use and pair each tab with a code (the bridge's button). The
+            console lists each tab under the site's own address; a tab whose pairing did not come from a page
+            in a browser is marked “paired by a script”: disconnect it if you did not pair it yourself.
           </li>
           <li>
             Give your MCP client the URL and the token. The console has ready-made snippets for common
