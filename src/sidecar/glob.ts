@@ -13,6 +13,13 @@ export class GlobError extends Error {
 
 const WILDCARDS = new Set(["*", "?", "[", "{", "("]);
 
+/**
+ * picomatch's guard against `.` and `..` segments inside `**` (dot: true): "not at the start or after a
+ * slash, a segment of one or two dots". The paths a scan matches never have such a segment (nor an empty
+ * one), so it holds everywhere and is left out of the automaton.
+ */
+const NO_DOT_SEGMENT = new Set(["(?!(?:^|\\/)\\.{1,2}(?:\\/|$))"]);
+
 /** Unescaped `*`, `?`, `[`, `{` and `(` in the pattern, each counted once (`**` is two). */
 export function countWildcards(glob: string): number {
   let n = 0;
@@ -45,7 +52,8 @@ export function checkGlobBounds(glob: string): void {
 const toPosixSlashes = (s: string) => s.replace(/\\(?![*+?^${}(|)[\]])/g, "/");
 
 /**
- * A matcher with exactly the answers of `picomatch(glob, { dot: true })`: its regex (picomatch.makeRe with
+ * A matcher with exactly the answers of `picomatch(glob, { dot: true })` on the paths a scan produces
+ * (root-relative, "/"-separated, no empty, `.` or `..` segment): its regex (picomatch.makeRe with
  * the same options), its literal-equality shortcut, its Windows slash conversion and its empty-input rule.
  * Throws GlobError for a glob out of bounds, one picomatch cannot read, or one its regex makes
  * unmatchable in linear time (a back-reference written inside parentheses, or a runaway repetition).
@@ -62,7 +70,7 @@ export function compileGlob(glob: string): (path: string) => boolean {
   let engine: { test(input: string): boolean };
   try {
     if (regex.flags !== "") throw new UnsupportedRegexError(`flags "${regex.flags}"`);
-    engine = compileLinearRegex(regex.source, LIMITS.sidecarGlobMaxStates);
+    engine = compileLinearRegex(regex.source, LIMITS.sidecarGlobMaxStates, NO_DOT_SEGMENT);
   } catch (e) {
     if (e instanceof UnsupportedRegexError) {
       throw new GlobError(

@@ -102,7 +102,11 @@ class Compiler {
   private readonly lookIndex = new Map<string, number>();
   private states = 0;
 
-  constructor(private readonly maxStates: number) {}
+  constructor(
+    private readonly maxStates: number,
+    /** Lookaround sources (as written, e.g. `(?!x)`) known to hold at every position of every input. */
+    private readonly alwaysTrue: ReadonlySet<string>,
+  ) {}
 
   nfa(node: RegexNode, reverse: boolean): Nfa {
     const nfa = new Nfa();
@@ -168,6 +172,7 @@ class Compiler {
         return nfa.add(ASSERT, null, next, null, pred);
       }
       case "look": {
+        if (this.alwaysTrue.has(node.key)) return next;
         this.count(nfa);
         return nfa.add(ASSERT, null, next, null, P_LOOK + this.look(node));
       }
@@ -367,17 +372,40 @@ export interface LinearRegex {
  * Compiles a flag-less JavaScript regex source for linear-time matching. Throws UnsupportedRegexError for
  * back-references, RegexTooComplexError past `maxStates`, and SyntaxError for what V8 would not compile.
  */
-export function compileLinearRegex(source: string, maxStates = 50_000): LinearRegex {
+export function compileLinearRegex(
+  source: string,
+  maxStates = 50_000,
+  alwaysTrue: ReadonlySet<string> = new Set(),
+): LinearRegex {
   new RegExp(source); // V8's syntax check: only valid patterns reach the parser
-  const compiler = new Compiler(maxStates);
-  const nfa = compiler.nfa(parseJsRegex(source), false);
+  const compiler = new Compiler(maxStates, alwaysTrue);
+  const tree = parseJsRegex(source);
+  const nfa = compiler.nfa(tree, false);
   const looks = compiler.looks;
   const main = new Runner(nfa, looks);
+  // picomatch's regexes begin with `^`: a match can only start at 0, so one anchored run answers.
+  const anchored = startsAnchored(tree);
   return {
     test(s: string): boolean {
+      const input = new Input(s, looks.length);
+      if (anchored) return main.matchesFrom(input, 0);
       let found = false;
-      main.sweep(new Input(s, looks.length), false, () => (found = true));
+      main.sweep(input, false, () => (found = true));
       return found;
     },
   };
+}
+
+/** True when every match must begin with `^` (so only at position 0, without the `m` flag). */
+function startsAnchored(node: RegexNode): boolean {
+  switch (node.t) {
+    case "assert":
+      return node.kind === "start";
+    case "seq":
+      return node.items.length > 0 && startsAnchored(node.items[0]!);
+    case "alt":
+      return node.alts.every(startsAnchored);
+    default:
+      return false;
+  }
 }

@@ -113,12 +113,15 @@ const segmentArb = fc
   .filter((s) => s !== "." && s !== "..");
 const pathArb = fc.array(segmentArb, { minLength: 1, maxLength: 4 }).map((segs) => segs.join("/"));
 
+/** A path a scan can produce: root-relative, "/"-separated, no empty, "." or ".." segment. */
+const scanPath = (p: string) => p.split("/").every((seg) => seg !== "" && seg !== "." && seg !== "..");
+
 /** Paths built from a glob's own literal pieces, so matches are common, not only misses. */
 function pathsLike(glob: string): string[] {
   const literal = glob.replace(/[*?[\]{}()!@+|\\^$]/g, "");
   const parts = literal.split("/").filter((s) => s !== "" && s !== "." && s !== "..");
   return [parts.join("/"), parts.join("/a/"), `a/${parts.join("/")}`, `${parts.join("")}Z`, glob].filter(
-    (p) => p !== "",
+    scanPath,
   );
 }
 
