@@ -5,6 +5,7 @@
 import { Validator, type Schema } from "@cfworker/json-schema";
 import { LIMITS } from "./limits.js";
 import { checkPattern, RegexWorkExceeded, withLinearRegExp } from "./linear-regex.js";
+import { jsonShape } from "./measure.js";
 
 const schemaRef = { $ref: "#/$defs/schema" };
 const schemaArray = { type: "array", minItems: 1, items: schemaRef };
@@ -157,35 +158,96 @@ function tryRegex(source: string, path: string, out: Array<{ path: string; messa
   if (problem) out.push({ path, message: `${JSON.stringify(source.slice(0, 80))} ${problem}` });
 }
 
-/** A compiled schema, to validate many values against (compiling walks the whole schema once). */
-export function compileSchema(schema: Schema): Validator {
-  return new Validator(schema, "2020-12", false);
+/** Thrown while validating when the subschema applications exceed their budget. */
+class ValidationWorkExceeded extends Error {}
+
+// Subschema applications are counted through a getter: @cfworker/json-schema's `validate` reads every
+// keyword of the subschema it applies, `$recursiveAnchor` among them, once per application. (That keyword
+// belongs to draft 2019-09; its value, if a schema has one, is still returned.)
+const STEP_KEY = "$recursiveAnchor";
+let stepsLeft = 0;
+let counting = false;
+
+function countStep(): void {
+  if (counting && --stepsLeft < 0) throw new ValidationWorkExceeded();
 }
+
+/** A provider's schema compiled to validate many values against, its work counted. */
+export interface CompiledSchema {
+  readonly validator: Validator;
+  /** True when some subschema says `uniqueItems: true` (quadratic in the array's length). */
+  readonly uniqueItems: boolean;
+}
+
+/** Compiles a copy of `schema` (a JSON value: it came in a frame) whose subschema applications are counted. */
+export function compileSchema(schema: Schema): CompiledSchema {
+  const copy = JSON.parse(JSON.stringify(schema)) as Schema;
+  let uniqueItems = false;
+  const stack: unknown[] = [copy];
+  while (stack.length) {
+    const node = stack.pop();
+    if (typeof node !== "object" || node === null) continue;
+    const children: unknown[] = Array.isArray(node) ? node : Object.values(node);
+    if (!Array.isArray(node)) {
+      const record = node as Record<string, unknown>;
+      if (record.uniqueItems === true) uniqueItems = true;
+      const own = Object.getOwnPropertyDescriptor(record, STEP_KEY);
+      const original: unknown = own?.value;
+      Object.defineProperty(record, STEP_KEY, {
+        enumerable: own?.enumerable ?? false,
+        configurable: true,
+        get() {
+          countStep();
+          return original;
+        },
+      });
+    }
+    stack.push(...children);
+  }
+  return { validator: new Validator(copy, "2020-12", false), uniqueItems };
+}
+
+const couldNot = (message: string) => [{ path: "/", message: `could not be checked: ${message}` }];
 
 /**
  * Validates a value against a schema (or a compiled one), once, returning readable problems; an empty list
- * means it is valid. Patterns run on the linear-time matcher within LIMITS.schemaRegexWork, so no schema a
- * provider sends can make this superlinear in the value; values deeper than the stack allows are refused.
+ * means it is valid. No schema can make this superlinear in the value: patterns run on the linear-time
+ * matcher within LIMITS.schemaRegexWork, subschema applications are bounded by the value's size
+ * (LIMITS.schemaSteps*), `uniqueItems` by LIMITS.uniqueItemsMax, and depth by LIMITS.jsonDepthMax.
  */
 export function validateAgainst(
-  schema: Schema | Validator,
+  schema: Schema | CompiledSchema,
   value: unknown,
 ): Array<{ path: string; message: string }> {
-  const validator = schema instanceof Validator ? schema : compileSchema(schema);
+  const compiled = isCompiled(schema) ? schema : compileSchema(schema);
+  const shape = jsonShape(value, 2 * LIMITS.jsonDepthMax);
+  if (shape.depth === Number.POSITIVE_INFINITY)
+    return couldNot(`the value nests deeper than ${2 * LIMITS.jsonDepthMax} levels`);
+  if (compiled.uniqueItems && shape.longestArray > LIMITS.uniqueItemsMax)
+    return couldNot(
+      `an array has ${shape.longestArray} items, and the schema's uniqueItems is checked on at most ${LIMITS.uniqueItemsMax} (LIMITS.uniqueItemsMax)`,
+    );
   let result: ReturnType<Validator["validate"]>;
+  stepsLeft = Math.min(
+    LIMITS.schemaStepsBase + LIMITS.schemaStepsPerNode * shape.nodes,
+    LIMITS.schemaStepsMax,
+  );
+  counting = true;
   try {
-    result = withLinearRegExp(() => validator.validate(value));
+    result = withLinearRegExp(() => compiled.validator.validate(value));
   } catch (e) {
     if (e instanceof RegexWorkExceeded)
-      return [
-        {
-          path: "/",
-          message: `could not be checked: the schema's patterns would need more than ${LIMITS.schemaRegexWork} units of matching work on a value this large (shorten the strings)`,
-        },
-      ];
-    if (e instanceof RangeError)
-      return [{ path: "/", message: "could not be checked: the value is nested too deeply" }];
+      return couldNot(
+        `the schema's patterns would need more than ${LIMITS.schemaRegexWork} units of matching work on a value this large (LIMITS.schemaRegexWork; shorten the strings)`,
+      );
+    if (e instanceof ValidationWorkExceeded)
+      return couldNot(
+        `the schema would need more subschema applications than allowed for a value this size (LIMITS.schemaStepsMax and schemaStepsPerNode; simplify the schema or the value)`,
+      );
+    if (e instanceof RangeError) return couldNot("the value is nested too deeply");
     throw e;
+  } finally {
+    counting = false;
   }
   if (result.valid) return [];
   const leaf = result.errors.filter(
@@ -195,4 +257,10 @@ export function validateAgainst(
     path: e.instanceLocation.replace(/^#/, "") || "/",
     message: e.error,
   }));
+}
+
+function isCompiled(schema: Schema | CompiledSchema): schema is CompiledSchema {
+  return (
+    typeof schema === "object" && schema !== null && (schema as CompiledSchema).validator instanceof Validator
+  );
 }

@@ -49,6 +49,14 @@ export const LIMITS = {
   /** Regex work one schema validation may do, in RE2 program instructions × input characters (≈ 0.1 s at
    *  worst); past it the arguments or structuredContent count as not checkable. */
   schemaRegexWork: 100_000_000,
+  /** Subschema applications one validation may make: `schemaStepsPerNode` per node of the value plus
+   *  `schemaStepsBase`, at most `schemaStepsMax` (nested anyOf/$ref schemas are otherwise exponential in the
+   *  value's depth). Past it the value counts as not checkable. */
+  schemaStepsBase: 10_000,
+  schemaStepsPerNode: 20,
+  schemaStepsMax: 200_000,
+  /** Longest array checked under `uniqueItems` (the check compares every pair of items). */
+  uniqueItemsMax: 2_000,
   /** A provider's page title as the hub keeps it (longer is cut), in characters. */
   pageTitleMax: 200,
   /** An MCP client's self-declared name (clientInfo.title / name) as shown in approval dialogs, in characters. */

@@ -1,7 +1,7 @@
-// The two measures the relay's limits are stated in, shared by the Worker, the bridge and the sidecar (no
+// The measures the relay's limits are stated in, shared by the Worker, the bridge and the sidecar (no
 // imports, so the bridge can bundle it): a frame's size in UTF-8 bytes (what the socket carries, not
-// JavaScript's UTF-16 `length`), and the nesting depth of a JSON value, found without recursion so that a
-// value nested a million levels deep is measured, not a stack overflow.
+// JavaScript's UTF-16 `length`), and the shape of a JSON value (nesting depth, node count, longest array),
+// found without recursion so that a value nested a million levels deep is measured, not a stack overflow.
 
 /** The length of `text` encoded as UTF-8, in bytes (a lone surrogate counts as U+FFFD: 3 bytes). */
 export function utf8ByteLength(text: string): number {
@@ -45,4 +45,32 @@ export function jsonDepth(value: unknown, max: number = Number.POSITIVE_INFINITY
     for (const child of children) if (typeof child === "object" && child !== null) stack.push([child, here]);
   }
   return deepest;
+}
+
+/** A JSON value's shape: nesting depth (as `jsonDepth`), nodes (every value, scalars too), longest array. */
+export interface JsonShape {
+  depth: number;
+  nodes: number;
+  longestArray: number;
+}
+
+/** The shape of a JSON value; `depth` is `Infinity` (and the rest partial) once it exceeds `maxDepth`. */
+export function jsonShape(value: unknown, maxDepth: number = Number.POSITIVE_INFINITY): JsonShape {
+  const shape: JsonShape = { depth: 0, nodes: 0, longestArray: 0 };
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length) {
+    const [node, depth] = stack.pop()!;
+    shape.nodes++;
+    if (typeof node !== "object" || node === null) continue;
+    const here = depth + 1;
+    if (here > maxDepth) {
+      shape.depth = Number.POSITIVE_INFINITY;
+      return shape;
+    }
+    if (here > shape.depth) shape.depth = here;
+    const children: unknown[] = Array.isArray(node) ? node : Object.values(node);
+    if (Array.isArray(node) && node.length > shape.longestArray) shape.longestArray = node.length;
+    for (const child of children) stack.push([child, here]);
+  }
+  return shape;
 }

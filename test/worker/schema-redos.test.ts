@@ -1,6 +1,7 @@
 // Issue 11 item 1: no schema a provider sends can make the channel's object validate superlinearly. The
 // ReDoS inputs answer with the right validation result (through the relay, in workerd), patterns RE2 cannot
 // run are refused when the tools arrive, and the linear-time matcher agrees with V8 on ordinary patterns.
+import type { Schema } from "@cfworker/json-schema";
 import { describe, expect, it } from "vitest";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import {
@@ -179,7 +180,7 @@ describe("the linear-time matcher", () => {
   });
 
   it("keeps `format: regex` working and refuses a schema whose pattern is unsafe", () => {
-    const schema = { type: "object", properties: { r: { type: "string", format: "regex" } } };
+    const schema: Schema = { type: "object", properties: { r: { type: "string", format: "regex" } } };
     expect(validateAgainst(schema, { r: "^(?=a)" })).toEqual([]);
     expect(validateAgainst(schema, { r: "(" })).toHaveLength(1);
     expect(checkObjectSchema({ type: "object", properties: { r: { pattern: "(?!x)" } } })).toEqual([
@@ -188,11 +189,65 @@ describe("the linear-time matcher", () => {
   });
 
   it("bounds the matching work of one validation", () => {
-    const schema = {
+    const schema: Schema = {
       type: "object",
       properties: { s: { type: "string", pattern: "[a-z]{1,999}[0-9]" } },
     };
     const problems = validateAgainst(schema, { s: "a".repeat(200_000) });
     expect(problems).toEqual([{ path: "/", message: expect.stringContaining("could not be checked") }]);
+  });
+});
+
+// Not only patterns: two more keywords made validation superlinear in the value before (measured in Node with
+// @cfworker/json-schema: 20 levels of this anyOf took 15 s, doubling with each level; uniqueItems on 30,000
+// items took 3.3 s, quadrupling with each doubling).
+const branching: Schema = {
+  type: "object",
+  properties: { v: { $ref: "#/$defs/n" } },
+  $defs: {
+    n: {
+      anyOf: [
+        { type: "array", items: { $ref: "#/$defs/n" }, minItems: 2 },
+        { type: "array", items: { $ref: "#/$defs/n" } },
+      ],
+    },
+  },
+};
+const nest = (levels: number) => {
+  let v: unknown = [];
+  for (let i = 1; i < levels; i++) v = [v];
+  return v;
+};
+
+describe("other keywords cannot make validation superlinear", () => {
+  it("bounds subschema applications by the value's size (nested anyOf through $ref)", () => {
+    expect(validateAgainst(branching, { v: nest(5) })).toEqual([]);
+    expect(validateAgainst(branching, { v: 5 })).not.toEqual([]);
+    expect(validateAgainst(branching, { v: nest(60) })).toEqual([
+      { path: "/", message: expect.stringContaining("more subschema applications than allowed") },
+    ]);
+  });
+
+  it("checks uniqueItems on at most LIMITS.uniqueItemsMax items", () => {
+    const schema: Schema = { type: "object", properties: { a: { type: "array", uniqueItems: true } } };
+    const many = Array.from({ length: LIMITS.uniqueItemsMax + 1 }, (_, i) => i);
+    expect(validateAgainst(schema, { a: many })).toEqual([
+      { path: "/", message: expect.stringContaining(`at most ${LIMITS.uniqueItemsMax}`) },
+    ]);
+    expect(validateAgainst(schema, { a: many.slice(0, LIMITS.uniqueItemsMax) })).toEqual([]);
+    expect(validateAgainst(schema, { a: [1, 2, 1] })).toEqual([
+      { path: "/a", message: expect.stringContaining("Duplicate items") },
+    ]);
+  });
+
+  it("answers an agent's deeply nested argument to a branching schema with isError, through the relay", async () => {
+    const ch = await createChannel();
+    const provider = await connectProvider(ch, { tools: [echoTool("tree", { inputSchema: branching })] });
+    provider.serve(() => ({ content: [{ type: "text", text: "ran" }] }));
+    const agent = await connectAgent(ch);
+    const res = await agent.callTool({ name: "tree", arguments: { v: nest(60) } }, CallToolResultSchema);
+    expect(res.isError).toBe(true);
+    expect(text(res)).toContain("could not be checked");
+    expect(text(await agent.callTool({ name: "tree", arguments: { v: nest(3) } }))).toBe("ran");
   });
 });

@@ -2,7 +2,7 @@
 // idle tab costs nothing), their tool lists (in the object's SQLite, so they survive eviction), the MCP
 // sessions of the channel's agents, the calls in flight, and the audit outbox shipped to D1 by an alarm.
 import { DurableObject } from "cloudflare:workers";
-import type { Schema, Validator } from "@cfworker/json-schema";
+import type { Schema } from "@cfworker/json-schema";
 import {
   CallFrameSchema,
   HubFrameSchema,
@@ -20,6 +20,7 @@ import {
   type AuditStatus,
   type CallFrame,
   type CallToolResult,
+  type CompiledSchema,
   type HubFrame,
   type LoggingLevel,
   type ProviderFrame,
@@ -93,7 +94,7 @@ export class ChannelRelay extends DurableObject<Env> {
   private readonly outbox: AuditOutbox;
   private readonly providers = new Map<string, ProviderState>();
   private readonly pending = new Map<string, PendingCall>();
-  private readonly validators = new Map<string, Validator>();
+  private readonly validators = new Map<string, CompiledSchema>();
   private readonly mcp: McpSessions;
   private exposedCache: Map<string, ExposedTool> | null = null;
   private config: ChannelConfig | null = null;
