@@ -99,6 +99,9 @@ export function checkObjectSchema(schema: unknown): Array<{ path: string; messag
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
     return [{ path: "", message: "must be a JSON Schema object" }];
   }
+  // Checked first, without recursion: the meta-validation below recurses, and a value can nest no deeper.
+  if (jsonShape(schema, LIMITS.jsonDepthMax).depth === Number.POSITIVE_INFINITY)
+    return [{ path: "", message: `nests deeper than ${LIMITS.jsonDepthMax} levels (LIMITS.jsonDepthMax)` }];
   const problems: Array<{ path: string; message: string }> = [];
   const result = metaValidator.validate(schema);
   if (!result.valid) {

@@ -228,6 +228,14 @@ describe("other keywords cannot make validation superlinear", () => {
     ]);
   });
 
+  it("refuses a schema nested deeper than LIMITS.jsonDepthMax without overflowing the stack", () => {
+    let deep: Record<string, unknown> = { type: "string" };
+    for (let i = 0; i < 200_000; i++) deep = { items: deep };
+    expect(checkObjectSchema({ type: "object", properties: { a: deep } })).toEqual([
+      { path: "", message: expect.stringContaining(`deeper than ${LIMITS.jsonDepthMax} levels`) },
+    ]);
+  });
+
   it("checks uniqueItems on at most LIMITS.uniqueItemsMax items", () => {
     const schema: Schema = { type: "object", properties: { a: { type: "array", uniqueItems: true } } };
     const many = Array.from({ length: LIMITS.uniqueItemsMax + 1 }, (_, i) => i);
