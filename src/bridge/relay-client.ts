@@ -381,8 +381,9 @@ export class RelayClient extends EventTarget {
         const allowed = this.allowed(pairing);
         if (call.approval && !allowed.has(call.name)) {
           const decision = await this.o.approve({
-            agent: call.approval.agent,
-            client: call.approval.client,
+            // Capped here too (frames.ts: 128 and LIMITS.clientNameMax): the dialog must stay readable.
+            agent: String(call.approval.agent).slice(0, 128),
+            client: typeof call.approval.client === "string" ? call.approval.client.slice(0, 64) : undefined,
             origin: location.origin,
             tool: call.name,
             title: tool.title,

@@ -17,6 +17,8 @@ export const HelloFrameSchema = z.object({
   type: z.literal("hello"),
   kind: ProviderKindSchema,
   label: z.string().min(1).max(64),
+  /** The tab's page. Untrusted: the hub keeps `url` only if it is an http(s) URL on the tab's own (paired)
+   *  origin, and cuts `title` to LIMITS.pageTitleMax with control and bidi characters removed. */
   page: z.object({ url: z.string().max(2048), title: z.string().max(256) }).optional(),
   version: z.string().max(32),
 });
