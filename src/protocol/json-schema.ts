@@ -91,6 +91,10 @@ const META_SCHEMA: Schema = {
 
 const metaValidator = new Validator(META_SCHEMA, "2020-12", false);
 
+/** Why a schema or value with a key like "\uD800" (an unpaired UTF-16 surrogate) is refused. */
+const UNPAIRED_SURROGATE_KEY =
+  "a key holds an unpaired UTF-16 surrogate (a lone \\uD800-\\uDFFF); keys must be well-formed Unicode";
+
 /**
  * Returns the problems that make `schema` unusable as a tool's input or output schema, each as
  * `{path, message}` with `path` a JSON Pointer inside the schema; an empty list means it is fine.
@@ -103,7 +107,14 @@ export function checkObjectSchema(schema: unknown): Array<{ path: string; messag
   if (jsonShape(schema, LIMITS.jsonDepthMax).depth === Number.POSITIVE_INFINITY)
     return [{ path: "", message: `nests deeper than ${LIMITS.jsonDepthMax} levels (LIMITS.jsonDepthMax)` }];
   const problems: Array<{ path: string; message: string }> = [];
-  const result = metaValidator.validate(schema);
+  let result: ReturnType<Validator["validate"]>;
+  try {
+    result = metaValidator.validate(schema);
+  } catch (e) {
+    // @cfworker/json-schema builds JSON Pointers with encodeURI, which throws on an unpaired surrogate in a key.
+    if (e instanceof URIError) return [{ path: "", message: UNPAIRED_SURROGATE_KEY }];
+    throw e;
+  }
   if (!result.valid) {
     // The deepest errors say what is wrong; the rest restate it for every enclosing $ref.
     const seen = new Set<string>();
@@ -248,6 +259,7 @@ export function validateAgainst(
         `the schema would need more subschema applications than allowed for a value this size (LIMITS.schemaStepsMax and schemaStepsPerNode; simplify the schema or the value)`,
       );
     if (e instanceof RangeError) return couldNot("the value is nested too deeply");
+    if (e instanceof URIError) return couldNot(UNPAIRED_SURROGATE_KEY);
     throw e;
   } finally {
     counting = false;
