@@ -69,7 +69,6 @@ relayRoutes.get("/:channelId", async (c) => {
   return relayOf(c.env, channel).fetch(new Request(c.req.url, { headers }));
 });
 
-export const CLOSE_UNAUTHORIZED = 4001;
 /** Counts an MCP request under its agent token (by hash: the limiter never sees the secret). */
 function agentRateLimit(tokenOf: (c: AppContext) => string | undefined) {
   return rateLimit({
@@ -83,6 +82,7 @@ function agentRateLimit(tokenOf: (c: AppContext) => string | undefined) {
   });
 }
 
+export const CLOSE_UNAUTHORIZED = 4001;
 export const CLOSE_FORBIDDEN = 4003;
 
 function refuseInBand(e: HubError): Response {
@@ -138,7 +138,6 @@ async function forwardMcp(c: Context<AppEnv>, token: string | undefined): Promis
 
 mcpRoutes.use("/:channelId", mcpOriginGuard());
 mcpRoutes.use("/:channelId/k/:token", mcpOriginGuard());
-mcpRoutes.on(["GET", "POST", "DELETE"], "/:channelId", (c) =>
 mcpRoutes.use(
   "/:channelId",
   agentRateLimit((c) => bearerToken(c.req.header("authorization"))),
@@ -147,6 +146,7 @@ mcpRoutes.use(
   "/:channelId/k/:token",
   agentRateLimit((c) => c.req.param("token")),
 );
+mcpRoutes.on(["GET", "POST", "DELETE"], "/:channelId", (c) =>
   forwardMcp(c, bearerToken(c.req.header("authorization"))),
 );
 mcpRoutes.on(["GET", "POST", "DELETE"], "/:channelId/k/:token", (c) => forwardMcp(c, c.req.param("token")));
