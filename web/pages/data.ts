@@ -62,6 +62,7 @@ interface RawSite {
   tool_count: number;
   created_at: number;
   updated_at: number;
+  account_id: string | null;
 }
 
 function siteRowOf(r: RawSite): SiteRow {
@@ -77,5 +78,6 @@ function siteRowOf(r: RawSite): SiteRow {
     toolCount: r.tool_count,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
+    accountId: r.account_id,
   };
 }

@@ -18,8 +18,10 @@ export const sites = sqliteTable(
     toolCount: integer("tool_count", { mode: "number" }).notNull().default(0),
     createdAt: integer("created_at", { mode: "number" }).notNull(),
     updatedAt: integer("updated_at", { mode: "number" }).notNull(),
+    /** The account that owns the site (registered while signed in, or claimed by its publisher key). */
+    accountId: text("account_id"),
   },
-  (t) => [index("sites_status_updated").on(t.status, t.updatedAt)],
+  (t) => [index("sites_status_updated").on(t.status, t.updatedAt), index("sites_account").on(t.accountId)],
 );
 
 /** An ownership challenge. The claim secret (hashed) authorizes the verify call that answers it. */
@@ -49,6 +51,8 @@ export const publisherKeys = sqliteTable(
       .notNull()
       .references(() => sites.host, { onDelete: "cascade" }),
     keyHash: text("key_hash").notNull().unique(),
+    /** What the owner calls this key, shown where the account lists its keys. */
+    label: text("label"),
     createdAt: integer("created_at", { mode: "number" }).notNull(),
     revokedAt: integer("revoked_at", { mode: "number" }),
   },
@@ -135,8 +139,13 @@ export const channels = sqliteTable(
      * Null: never used. The daily maintenance deletes channels that were never used, or not for long.
      */
     lastUsedAt: integer("last_used_at", { mode: "number" }),
+    /** The account that owns the channel (created while signed in, or claimed by its owner key); null: anonymous. */
+    accountId: text("account_id"),
   },
-  (t) => [index("channels_last_used").on(t.lastUsedAt, t.createdAt)],
+  (t) => [
+    index("channels_last_used").on(t.lastUsedAt, t.createdAt),
+    index("channels_account").on(t.accountId),
+  ],
 );
 
 export const agentTokens = sqliteTable(
@@ -207,6 +216,8 @@ export const auditLog = sqliteTable(
     channelId: text("channel_id").notNull(),
     seq: integer("seq", { mode: "number" }).notNull(),
     agentTokenId: text("agent_token_id"),
+    /** The agent's name when it called: its token's label, or the OAuth client's registered name. */
+    agentLabel: text("agent_label"),
     providerId: text("provider_id"),
     providerLabel: text("provider_label"),
     origin: text("origin"),
@@ -226,4 +237,64 @@ export const auditLog = sqliteTable(
     /** The daily retention prune deletes by age across channels. */
     index("audit_created").on(t.createdAt),
   ],
+);
+
+/** An account: passkeys only, no password or email (ARCHITECTURE.md "Accounts"). */
+export const accounts = sqliteTable("accounts", {
+  id: text("id").primaryKey(),
+  displayName: text("display_name").notNull(),
+  createdAt: integer("created_at", { mode: "number" }).notNull(),
+});
+
+/** A WebAuthn credential of an account (an account keeps at least one). */
+export const passkeys = sqliteTable(
+  "passkeys",
+  {
+    /** The credential ID, base64url. */
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    /** COSE public key, base64url. */
+    publicKey: text("public_key").notNull(),
+    counter: integer("counter", { mode: "number" }).notNull().default(0),
+    /** JSON array of AuthenticatorTransport values the browser reported. */
+    transports: text("transports"),
+    deviceType: text("device_type", { enum: ["singleDevice", "multiDevice"] }),
+    backedUp: integer("backed_up", { mode: "boolean" }).notNull().default(false),
+    label: text("label").notNull(),
+    createdAt: integer("created_at", { mode: "number" }).notNull(),
+    lastUsedAt: integer("last_used_at", { mode: "number" }),
+  },
+  (t) => [index("passkeys_account").on(t.accountId)],
+);
+
+/** A browser session: the cookie names it, D1 keeps only its SHA-256. */
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    idHash: text("id_hash").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    createdAt: integer("created_at", { mode: "number" }).notNull(),
+    expiresAt: integer("expires_at", { mode: "number" }).notNull(),
+    lastSeenAt: integer("last_seen_at", { mode: "number" }),
+  },
+  (t) => [index("sessions_account").on(t.accountId), index("sessions_expiry").on(t.expiresAt)],
+);
+
+/** A pending WebAuthn ceremony's challenge: single use, short-lived, bound to its purpose. */
+export const webauthnChallenges = sqliteTable(
+  "webauthn_challenges",
+  {
+    id: text("id").primaryKey(),
+    challenge: text("challenge").notNull(),
+    purpose: text("purpose", { enum: ["register", "authenticate", "add-passkey"] }).notNull(),
+    /** The account a ceremony adds a passkey to; null for sign-up and sign-in. */
+    accountId: text("account_id"),
+    createdAt: integer("created_at", { mode: "number" }).notNull(),
+    expiresAt: integer("expires_at", { mode: "number" }).notNull(),
+  },
+  (t) => [index("webauthn_challenges_expiry").on(t.expiresAt)],
 );
