@@ -10,6 +10,7 @@ import { siteRoutes } from "./routes/sites.js";
 import { toolRoutes } from "./routes/tools.js";
 import { channelRoutes, pairRoutes } from "./routes/channels.js";
 import { mcpRoutes, relayRoutes } from "./routes/relay.js";
+import { accountRoutes } from "./routes/account.js";
 import { pageRoutes } from "../../web/pages/routes.js";
 
 export function createApp() {
@@ -48,6 +49,7 @@ export function createApp() {
   app.all("/mcp/registry", (c) => handleRegistryMcp(c.req.raw, c.var.db));
   app.route("/api/channels", channelRoutes);
   app.route("/api/pair", pairRoutes);
+  app.route("/api/account", accountRoutes);
   app.route("/relay", relayRoutes);
   app.route("/mcp", mcpRoutes);
   app.route("/", pageRoutes);

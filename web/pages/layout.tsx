@@ -5,7 +5,7 @@
 import { raw } from "hono/html";
 import { createContext, useContext, type Child } from "hono/jsx";
 
-export type Section = "tools" | "publish" | "channels" | "docs";
+export type Section = "tools" | "publish" | "channels" | "docs" | "account";
 
 const NAV: Array<[Section, string, string]> = [
   ["tools", "/", "Tools"],

@@ -13,6 +13,9 @@ import { normalizeHost } from "../../src/worker/registry/origins.js";
 import { searchTools, siteTools } from "../../src/worker/registry/search.js";
 import { getVerifiedSite, listSites, siteView } from "../../src/worker/registry/sites.js";
 import { ChannelConsolePage, ChannelsPage } from "./channels.js";
+import { SignInPage } from "./account-signin.js";
+import { currentAccount } from "../../src/worker/accounts/session.js";
+import { safeReturnTo } from "../../src/worker/accounts/return-to.js";
 import { sitePath } from "./components.js";
 import { cachedCounts, toolPageData } from "./data.js";
 import { diffLines, toolChanges } from "./diff.js";
@@ -216,4 +219,10 @@ pageRoutes.get("/channels", (c) => renderPage(c, <ChannelsPage />));
 pageRoutes.get("/channels/:id", (c) =>
   renderPage(c, <ChannelConsolePage id={c.req.param("id")} hub={hubOrigin(c)} />),
 );
+pageRoutes.get("/signin", async (c) => {
+  const returnTo = safeReturnTo(c.req.query("return_to"), hubOrigin(c));
+  // Already signed in: straight on (the OAuth consent page sends people here first).
+  if (await currentAccount(c)) return c.redirect(returnTo ?? "/account", 303);
+  return renderPage(c, <SignInPage returnTo={returnTo} scripts={[]} />);
+});
 pageRoutes.get("/docs", (c) => renderPage(c, <DocsPage hub={hubOrigin(c)} />));

@@ -1,0 +1,66 @@
+// /signin: sign in with a passkey, or create an account with a new one. The passkey ceremonies need
+// JavaScript (WebAuthn is a browser API); /assets/account.js drives them and then goes to `returnTo`.
+import { Notice } from "./components.js";
+import { Layout } from "./layout.js";
+
+export function SignInPage(props: { returnTo: string | undefined; scripts: string[] }) {
+  return (
+    <Layout
+      title="Sign in"
+      description="Sign in to webmcp-hub with a passkey."
+      section="account"
+      scripts={props.scripts}
+    >
+      <header class="page-head">
+        <h1>Sign in</h1>
+        <p class="lede">
+          Your account keeps your channels and sites, on any device. It uses passkeys only: your device
+          unlocks it with its screen lock or a security key. No password, no email.
+        </p>
+      </header>
+      <noscript>
+        <Notice kind="info" title="Passkeys need JavaScript.">
+          Signing in asks your browser for a passkey, which only a script can do. Channels and sites also work
+          without an account, through their keys and the API (see the <a href="/docs">docs</a>).
+        </Notice>
+      </noscript>
+      <div id="signin-root" class="grid-2" data-return-to={props.returnTo ?? ""} data-flow="signin">
+        <section aria-labelledby="signin-title" class="panel">
+          <h2 id="signin-title">I have an account</h2>
+          <form id="signin-form" novalidate>
+            <p class="meta">Your browser shows the passkeys it holds for this hub.</p>
+            <div id="signin-error" class="alert error" role="alert" hidden></div>
+            <button type="submit" class="btn primary" disabled data-needs-js>
+              Sign in with a passkey
+            </button>
+          </form>
+        </section>
+        <section aria-labelledby="signup-title" class="panel">
+          <h2 id="signup-title">Create an account</h2>
+          <form id="signup-form" novalidate>
+            <div class="field">
+              <label for="display-name">Your name</label>
+              <input
+                id="display-name"
+                name="displayName"
+                type="text"
+                required
+                maxlength={64}
+                autocomplete="nickname"
+                aria-describedby="display-name-hint display-name-error"
+              />
+              <p class="hint" id="display-name-hint">
+                Shown on your account page and in your passkey manager, e.g. “Ada”.
+              </p>
+              <p class="field-error" id="display-name-error" hidden></p>
+            </div>
+            <div id="signup-error" class="alert error" role="alert" hidden></div>
+            <button type="submit" class="btn primary" disabled data-needs-js>
+              Create account with a passkey
+            </button>
+          </form>
+        </section>
+      </div>
+    </Layout>
+  );
+}
