@@ -4,16 +4,12 @@
 // the sources, so `npx webmcp-hub …` works right after `npm install`; an installed package ships them built
 // (`prepack` runs `node bin/webmcp-hub.mjs build`). Build notes go to stderr: in `sidecar` mode stdout
 // carries MCP messages only.
-import { existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync, mkdirSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const SOURCES = ["src/sidecar", "src/protocol"];
-const OUTPUTS = [
-  { entry: "src/sidecar/cli.ts", outfile: "dist/sidecar/cli.mjs" },
-  { entry: "src/sidecar/scan-worker.ts", outfile: "dist/sidecar/scan-worker.mjs" },
-];
 
 function newestMtime(dir) {
   let newest = 0;
@@ -25,60 +21,45 @@ function newestMtime(dir) {
   return newest;
 }
 
-function isStale() {
+/** The sidecar's bundles, from the project's one list (scripts/lib/bundles.mjs; a checkout only). */
+async function sidecarBundles() {
+  const bundles = await import(pathToFileURL(join(ROOT, "scripts/lib/bundles.mjs")).href);
+  return { outputs: bundles.BUNDLES.filter((b) => b.group === "sidecar"), build: bundles.buildBundles };
+}
+
+function isStale(outputs) {
   const sources = Math.max(
     statSync(join(ROOT, "package.json")).mtimeMs,
     ...SOURCES.map((dir) => newestMtime(join(ROOT, dir))),
   );
-  return OUTPUTS.some(({ outfile }) => {
+  return outputs.some(({ outfile }) => {
     const out = join(ROOT, outfile);
     return !existsSync(out) || statSync(out).mtimeMs < sources;
   });
 }
 
-/** Bundles both entries like scripts/lib/bundles.mjs does; each file is written whole, then renamed. */
-async function build() {
-  let esbuild;
-  try {
-    esbuild = await import("esbuild");
-  } catch {
-    throw new Error("esbuild is not installed: run `npm install` in the checkout first.");
-  }
+async function build({ build }) {
   const started = Date.now();
-  for (const { entry, outfile } of OUTPUTS) {
-    const result = await esbuild.build({
-      entryPoints: [join(ROOT, entry)],
-      outfile: join(ROOT, outfile),
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      target: ["node20"],
-      packages: "external",
-      legalComments: "none",
-      logLevel: "warning",
-      write: false,
-    });
-    const out = join(ROOT, outfile);
-    mkdirSync(dirname(out), { recursive: true });
-    const temp = `${out}.${process.pid}.tmp`;
-    writeFileSync(temp, result.outputFiles[0].contents);
-    renameSync(temp, out);
-  }
+  await build({ group: "sidecar", log: () => {} });
   process.stderr.write(`webmcp-hub: built dist/sidecar from src/sidecar (${Date.now() - started} ms)\n`);
 }
 
 const checkout = existsSync(join(ROOT, "src/sidecar/cli.ts"));
 const args = process.argv.slice(2);
+let outputs = [{ outfile: "dist/sidecar/cli.mjs" }];
 try {
   if (args[0] === "build") {
     if (!checkout) throw new Error("`build` works in a checkout of webmcp-hub only.");
-    await build();
+    await build(await sidecarBundles());
     process.exit(0);
   }
-  if (checkout && isStale()) await build();
+  if (checkout) {
+    const sidecar = await sidecarBundles();
+    outputs = sidecar.outputs;
+    if (isStale(outputs)) await build(sidecar);
+  }
 } catch (e) {
-  for (const { outfile } of OUTPUTS) rmSync(join(ROOT, `${outfile}.${process.pid}.tmp`), { force: true });
   process.stderr.write(`webmcp-hub: could not build the CLI: ${e instanceof Error ? e.message : e}\n`);
-  if (!OUTPUTS.every(({ outfile }) => existsSync(join(ROOT, outfile)))) process.exit(1);
+  if (!outputs.every(({ outfile }) => existsSync(join(ROOT, outfile)))) process.exit(1);
 }
 await import(pathToFileURL(join(ROOT, "dist/sidecar/cli.mjs")).href);

@@ -22,6 +22,7 @@ import {
   writeResultsSection,
 } from "../registry/harness.mjs";
 import { prepareDatabase } from "../registry/local-d1.mjs";
+import { buildBundles } from "../../scripts/lib/bundles.mjs";
 import { QUERIES } from "../registry/queries.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -167,6 +168,8 @@ async function main() {
   const started = performance.now();
   const host = machine();
   const { persistTo, stats: seed } = await database();
+  // The page scripts are built from web/client (generated files): bytes per page count what a user loads.
+  await buildBundles({ group: "browser", log });
   const built = await buildWorker({ root: ROOT, config: REGISTRY_CONFIG, outDir: join(DATA, "build") });
   const dev = await startWranglerDev({ root: ROOT, config: built, persistTo, log });
   let kinds;

@@ -1,33 +1,76 @@
-// The esbuild bundles the project ships besides the Worker (which wrangler bundles itself); see
-// scripts/build.mjs. An entry that does not exist yet is skipped with a one-line note.
-import { existsSync } from "node:fs";
-import { join } from "node:path";
+// The one list of esbuild bundles the project ships besides the Worker (which wrangler bundles itself), used
+// by scripts/build.mjs (`npm run build`, `npm start`, `npm test`, `npm run deploy`, the e2e setup) and by
+// bin/webmcp-hub.mjs (the sidecar's bundles, built on first run in a checkout). An entry that does not exist
+// yet is skipped with a one-line note.
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import * as esbuild from "esbuild";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+/**
+ * The dashboard's page scripts: web/client/<name>.ts → web/assets/assets/<name>.js (generated, gitignored),
+ * served from the Worker's assets as /assets/<name>.js and loaded by web/pages/layout.tsx (`scripts`; every
+ * page loads "common"). Each is one self-contained ES module. One name a line: add a page's script here.
+ */
+export const DASHBOARD_SCRIPTS = [
+  "common", // every page: copy buttons, tabs, the theme switch
+  "channels", // /channels and the channel console /channels/:id
+  "publish", // /publish
+  "tool", // a tool's page: "Try it"
+];
+
+const browser = { platform: "browser", target: ["es2022"], minify: true };
+const node = { platform: "node", format: "esm", target: ["node20"], packages: "external" };
 
 export const BUNDLES = [
   {
     name: "bridge",
+    group: "browser",
     entry: "src/bridge/index.ts",
     outfile: "web/assets/bridge.js",
-    options: { platform: "browser", format: "iife", target: ["es2022"], minify: true },
+    options: { ...browser, format: "iife" },
   },
+  ...DASHBOARD_SCRIPTS.map((name) => ({
+    name: `dashboard:${name}`,
+    group: "browser",
+    entry: `web/client/${name}.ts`,
+    outfile: `web/assets/assets/${name}.js`,
+    options: { ...browser, format: "esm" },
+  })),
+  // The sidecar: the CLI and its scan worker thread (loaded next to it). Dependencies stay in node_modules;
+  // the bundle only joins the project's own modules.
   {
     name: "sidecar",
+    group: "sidecar",
     entry: "src/sidecar/cli.ts",
     outfile: "dist/sidecar/cli.mjs",
-    // Dependencies stay in node_modules; the bundle only joins the project's own modules.
-    options: { platform: "node", format: "esm", target: ["node20"], packages: "external" },
+    options: node,
+  },
+  {
+    name: "scan-worker",
+    group: "sidecar",
+    entry: "src/sidecar/scan-worker.ts",
+    outfile: "dist/sidecar/scan-worker.mjs",
+    options: node,
   },
 ];
 
-/** Builds every bundle whose entry exists; resolves with the names built and skipped. */
-export async function buildBundles({ log = (line) => console.log(line) } = {}) {
+/**
+ * Builds every bundle (of `group`, when given) whose entry exists; resolves with the names built and skipped.
+ * Each output is written whole, then renamed into place, so a running server or CLI never reads half a file.
+ */
+export async function buildBundles({ log = (line) => console.log(line), group } = {}) {
+  let esbuild;
+  try {
+    esbuild = await import("esbuild");
+  } catch {
+    throw new Error("esbuild is not installed: run `npm install` in the checkout first.");
+  }
   const built = [];
   const skipped = [];
   for (const bundle of BUNDLES) {
+    if (group && bundle.group !== group) continue;
     const entry = join(ROOT, bundle.entry);
     if (!existsSync(entry)) {
       log(`build: skipping ${bundle.name} (${bundle.entry} does not exist yet)`);
@@ -35,14 +78,24 @@ export async function buildBundles({ log = (line) => console.log(line) } = {}) {
       continue;
     }
     const started = Date.now();
-    await esbuild.build({
+    const out = join(ROOT, bundle.outfile);
+    const result = await esbuild.build({
       entryPoints: [entry],
-      outfile: join(ROOT, bundle.outfile),
+      outfile: out,
       bundle: true,
       legalComments: "none",
       logLevel: "warning",
+      write: false,
       ...bundle.options,
     });
+    mkdirSync(dirname(out), { recursive: true });
+    const temp = `${out}.${process.pid}.tmp`;
+    try {
+      writeFileSync(temp, result.outputFiles[0].contents);
+      renameSync(temp, out);
+    } finally {
+      rmSync(temp, { force: true });
+    }
     log(`build: ${bundle.entry} → ${bundle.outfile} (${Date.now() - started} ms)`);
     built.push(bundle.name);
   }

@@ -1,6 +1,9 @@
 // Small building blocks shared by every page: badges, tool cards, copyable values, code blocks, notices.
-// Everything renders without JavaScript; /assets/common.js adds copy buttons, tabs and the theme switch.
-import type { Child } from "hono/jsx";
+// Everything renders without JavaScript; /assets/common.js (web/client/common.ts) adds copy buttons, tabs and
+// the theme switch. Markup the browser scripts also build (code blocks, copy buttons) and texts they also
+// show (`ago`, `plural`) come from web/shared/markup.ts, written once for both.
+import { jsx, type Child } from "hono/jsx";
+import { ago, codeBlock, copyButton, type MarkupElement } from "../shared/markup.js";
 import type { ToolAnnotations } from "../../src/protocol/index.js";
 import type { ToolView } from "../../src/worker/registry/search.js";
 
@@ -125,29 +128,18 @@ export function CopyValue(props: { id: string; label: string; value: string; sec
 }
 
 export function CopyButton(props: { target: string; label: string }) {
-  return (
-    <button
-      type="button"
-      class="btn small copy"
-      data-copy={props.target}
-      aria-label={`Copy ${props.label}`}
-      hidden
-    >
-      Copy
-    </button>
-  );
+  return <Markup node={copyButton(props.target, props.label, { hidden: true })} />;
 }
 
 /** A block of code with a copy button. */
 export function CodeBlock(props: { id: string; label: string; code: string; lang?: string }) {
-  return (
-    <div class="code-block">
-      <pre id={props.id} tabindex={0} aria-label={props.label} data-lang={props.lang}>
-        {props.code}
-      </pre>
-      <CopyButton target={props.id} label={props.label} />
-    </div>
-  );
+  return <Markup node={codeBlock({ ...props, hidden: true })} />;
+}
+
+/** Renders an element of web/shared/markup.ts. */
+export function Markup(props: { node: MarkupElement }): ReturnType<typeof jsx> {
+  const { tag, attrs, children } = props.node;
+  return jsx(tag, attrs, ...children.map((c) => (typeof c === "string" ? c : <Markup node={c} />)));
 }
 
 /** Sections that become tabs when scripts run (each child is a `<section data-tab="Label">`). */
@@ -172,10 +164,6 @@ export function Empty(props: { children: Child }) {
   return <div class="empty">{props.children}</div>;
 }
 
-export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n.toLocaleString("en")} ${n === 1 ? one : many}`;
-}
-
 /** "3 days ago" style text for a past ISO time, with the exact time in a title attribute. */
 export function Ago(props: { iso: string; now: number }) {
   return (
@@ -185,17 +173,7 @@ export function Ago(props: { iso: string; now: number }) {
   );
 }
 
-export function ago(ms: number, now: number): string {
-  const s = Math.max(0, Math.round((now - ms) / 1000));
-  if (s < 60) return "just now";
-  const m = Math.round(s / 60);
-  if (m < 60) return `${m} min ago`;
-  const h = Math.round(m / 60);
-  if (h < 48) return `${h} h ago`;
-  const d = Math.round(h / 24);
-  if (d < 60) return `${d} days ago`;
-  return new Date(ms).toISOString().slice(0, 10);
-}
+export { ago, plural } from "../shared/markup.js";
 
 export function json(value: unknown): string {
   return JSON.stringify(value, null, 2);

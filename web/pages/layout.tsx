@@ -1,6 +1,7 @@
 // The page shell shared by every dashboard page: head, skip link, header navigation, main, footer.
 // Pages render complete without JavaScript; `scripts` names the small modules under /assets/ that add
-// the live parts (every page gets common.js: copy buttons, tabs, the theme switch). Every script carries the
+// the live parts (built from web/client/<name>.ts; every page gets common.js: copy buttons, tabs, the theme
+// switch). Every script carries the
 // response's CSP nonce (src/worker/http/security-headers.ts), provided by the route through `CspNonce`.
 import { raw } from "hono/html";
 import { createContext, useContext, type Child } from "hono/jsx";

@@ -1,0 +1,159 @@
+// The REST answers the dashboard's browser scripts (web/client) read, as types. Types only: importing this
+// costs a browser bundle nothing. test/worker/views.typecheck.ts proves the Worker's answers match them.
+import type { AuditStatus } from "./channels.js";
+import type { ProviderKind } from "./frames.js";
+import type { Manifest } from "./manifest.js";
+import type { CallToolResult } from "./results.js";
+
+export interface ChannelView {
+  id: string;
+  name: string;
+  strictNames: boolean;
+  createdAt: string;
+}
+
+/** POST /api/channels: the owner key, agent token and pairing code are shown this once. */
+export interface CreatedChannel {
+  channel: ChannelView;
+  ownerKey: string;
+  agentToken: string;
+  agentTokenId: string;
+  mcpUrl: string;
+  mcpCapabilityUrl: string;
+  pairingCode: string;
+  pairingCodeExpiresAt: string;
+}
+
+export interface ProviderView {
+  id: string;
+  /** The provider token's id: DELETE /api/channels/:id/providers/:tokenId disconnects it. */
+  tokenId: string;
+  kind: ProviderKind;
+  /** Origin host for a tab, the paired label for a sidecar. */
+  label: string;
+  origin: string | null;
+  /** Whether the tab paired from a browser page (false: a script did); null when not recorded. */
+  pairedFromPage: boolean | null;
+  /** Self-reported by the tab: `url` is null unless on the tab's own origin. */
+  page: { url: string | null; title: string } | null;
+  connectedAt: string;
+  lastActiveAt: string;
+  tools: string[];
+}
+
+export interface ChannelToolView {
+  /** The name agents call. */
+  name: string;
+  /** The name the provider registered. */
+  originalName: string;
+  title: string | null;
+  description: string;
+  readOnly: boolean;
+  label: string;
+  origin: string | null;
+  providers: number;
+}
+
+export interface AgentTokenView {
+  id: string;
+  label: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+/** GET /api/channels/:id (owner key): the channel, its live providers and tools, its agent tokens. */
+export interface ChannelSnapshot {
+  channel: ChannelView;
+  mcpUrl: string;
+  providers: ProviderView[];
+  tools: ChannelToolView[];
+  agentTokens: AgentTokenView[];
+}
+
+/** POST /api/channels/:id/pairing-codes */
+export interface PairingCodeView {
+  pairingCode: string;
+  expiresAt: string;
+}
+
+/** POST /api/channels/:id/agent-tokens: the token is shown this once. */
+export interface CreatedAgentToken {
+  id: string;
+  label: string;
+  agentToken: string;
+  mcpUrl: string;
+  mcpCapabilityUrl: string;
+}
+
+export interface AuditEntry {
+  id: string;
+  tool: string;
+  status: AuditStatus;
+  agentTokenId: string | null;
+  provider: { id: string; label: string | null; origin: string | null } | null;
+  argBytes: number;
+  argSha256: string;
+  durationMs: number | null;
+  message: string | null;
+  at: string;
+}
+
+/** GET /api/channels/:id/audit */
+export interface AuditPage {
+  entries: AuditEntry[];
+  nextCursor: string | null;
+}
+
+/** One call of POST /api/channels/:id/calls (`{results: [...]}`). */
+export interface PlainCallResult {
+  name: string;
+  arguments: Record<string, unknown>;
+  status: AuditStatus;
+  result: CallToolResult;
+}
+
+/** How a site proves it controls its origin (POST /api/sites). */
+export interface ChallengeView {
+  token: string;
+  expiresAt: string;
+  http: { url: string; contentType: "text/plain"; body: string };
+  dns: { name: string; type: "TXT"; value: string };
+}
+
+export interface SiteSummary {
+  host: string;
+  origin: string;
+}
+
+/** POST /api/sites */
+export interface RegisteredSiteView {
+  site: SiteSummary;
+  challenge: ChallengeView;
+  claimSecret: string;
+}
+
+/** POST /api/sites/:host/verify and POST /api/sites/:host/keys: the key is shown this once. */
+export interface PublisherKeyView {
+  publisherKey: string;
+}
+
+/** PUT /api/sites/:host/manifest */
+export interface PublishResultView {
+  host: string;
+  version: number;
+  sha256: string;
+  toolCount: number;
+  publishedAt: string;
+  unchanged: boolean;
+}
+
+/** GET /api/sites/:host/manifest */
+export interface ManifestVersionView {
+  host: string;
+  version: number;
+  publishedAt: string;
+  sha256: string;
+  toolCount: number;
+  current: boolean;
+  manifest: Manifest;
+}

@@ -1,0 +1,47 @@
+// Compile-time only (`npm run typecheck`; no test runs it): the Worker's REST answers fit the types the
+// dashboard's browser scripts read them as (src/protocol/views.ts), so the two cannot drift apart unnoticed.
+import type {
+  AgentTokenView,
+  AuditPage,
+  ChallengeView,
+  ChannelToolView,
+  ChannelView,
+  CreatedAgentToken,
+  CreatedChannel,
+  ManifestVersionView,
+  PairingCodeView,
+  ProviderView,
+  PublishResultView,
+  RegisteredSiteView,
+} from "../../src/protocol/views.js";
+import type { listAudit } from "../../src/worker/channels/audit.js";
+import type {
+  channelView,
+  createAgentToken,
+  createChannel,
+  createPairingCode,
+  listAgentTokens,
+} from "../../src/worker/channels/channels.js";
+import type { ChannelRelay } from "../../src/worker/relay/channel-relay.js";
+import type { getManifestVersion, publishManifest } from "../../src/worker/registry/manifests.js";
+import type { describeChallenge, registerSite } from "../../src/worker/registry/sites.js";
+
+/** Compiles only when `Actual` is assignable to `Expected`. */
+type Fits<Actual extends Expected, Expected> = [Actual, Expected];
+type Answer<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
+type Snapshot = ReturnType<ChannelRelay["snapshot"]>;
+
+export type WorkerAnswersFitTheViews = [
+  Fits<Answer<typeof channelView>, ChannelView>,
+  Fits<Answer<typeof createChannel>, CreatedChannel>,
+  Fits<Answer<typeof createPairingCode>, PairingCodeView>,
+  Fits<Answer<typeof createAgentToken>, CreatedAgentToken>,
+  Fits<Answer<typeof listAgentTokens>, AgentTokenView[]>,
+  Fits<Snapshot["providers"], ProviderView[]>,
+  Fits<Snapshot["tools"], ChannelToolView[]>,
+  Fits<Answer<typeof listAudit>, AuditPage>,
+  Fits<ReturnType<typeof describeChallenge>, ChallengeView>,
+  Fits<Omit<Answer<typeof registerSite>, "created">, RegisteredSiteView>,
+  Fits<Answer<typeof publishManifest>, PublishResultView>,
+  Fits<Answer<typeof getManifestVersion>, ManifestVersionView>,
+];
