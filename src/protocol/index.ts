@@ -12,3 +12,4 @@ export * from "./results.js";
 export * from "./frames.js";
 export * from "./channels.js";
 export * from "./function-calls.js";
+export * from "./accounts.js";

@@ -1,6 +1,7 @@
 // The daily maintenance the Cron Trigger runs (index.ts `scheduled`): what anonymous writes leave behind is
 // bounded in time, not only in rate. Audit rows are kept AUDIT_RETENTION_DAYS; expired challenges, pairing
-// codes and rate-limit windows are dropped; sites never verified and channels never used (or idle) expire.
+// codes and rate-limit windows are dropped; sites never verified and channels never used (or idle) expire,
+// unless an account owns them; expired browser sessions and WebAuthn challenges are dropped.
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "./db/client.js";
 import type { Settings } from "./env.js";
@@ -46,6 +47,8 @@ export interface MaintenanceReport {
   pendingSites: number;
   unusedChannels: number;
   idleChannels: number;
+  sessions: number;
+  webauthnChallenges: number;
   closedConnections: number;
 }
 
@@ -87,28 +90,70 @@ export async function runMaintenance(
     "sites",
   );
   // Never used: nothing was ever paired or opened with it, so its object holds no connection to close.
+  // A channel an account owns never expires: the account lists it and can delete it.
   const unusedChannels = await deleteInBatches(
     db,
-    sql`SELECT rowid FROM channels WHERE last_used_at IS NULL
+    sql`SELECT rowid FROM channels WHERE last_used_at IS NULL AND account_id IS NULL
       AND created_at < ${now - settings.UNUSED_CHANNEL_DAYS * DAY_MS}`,
     "channels",
   );
   const idle = await expireIdleChannels(db, now - settings.IDLE_CHANNEL_DAYS * DAY_MS, closeChannel);
-  return { auditRows, challenges, pairingCodes, rateLimitWindows, pendingSites, unusedChannels, ...idle };
+  const sessions = await deleteInBatches(
+    db,
+    sql`SELECT rowid FROM sessions WHERE expires_at <= ${now}`,
+    "sessions",
+  );
+  const webauthnChallenges = await deleteInBatches(
+    db,
+    sql`SELECT rowid FROM webauthn_challenges WHERE expires_at <= ${now}`,
+    "webauthn_challenges",
+  );
+  return {
+    auditRows,
+    challenges,
+    pairingCodes,
+    rateLimitWindows,
+    pendingSites,
+    unusedChannels,
+    ...idle,
+    sessions,
+    webauthnChallenges,
+  };
 }
 
-/** Channels used once but not since `cutoff`: deleted, then their live connections closed. */
+/** Channels used once but not since `cutoff` (and owned by no account): deleted, then their connections closed. */
 async function expireIdleChannels(
   db: Db,
   cutoff: number,
   closeChannel: CloseChannel,
 ): Promise<{ idleChannels: number; closedConnections: number }> {
   const candidates = await db.all<{ id: string }>(
-    sql`SELECT id FROM channels WHERE last_used_at < ${cutoff} LIMIT ${IDLE_CHANNELS_PER_RUN}`,
+    sql`SELECT id FROM channels WHERE last_used_at < ${cutoff} AND account_id IS NULL LIMIT ${IDLE_CHANNELS_PER_RUN}`,
   );
-  let idleChannels = 0;
-  let closedConnections = 0;
-  for (const { id } of candidates) {
+  // Only if still idle (a use since the select keeps it).
+  const closed = await closeChannels(
+    db,
+    candidates.map((c) => c.id),
+    closeChannel,
+    sql`last_used_at < ${cutoff} AND account_id IS NULL`,
+  );
+  return { idleChannels: closed.channels, closedConnections: closed.connections };
+}
+
+/**
+ * Deletes channels (those still matching `still`, when given) and then closes their live connections through
+ * each channel's ChannelRelay. Deleted first: a connection closed after this can no longer authenticate to
+ * come back. Tokens and codes go with the channel (ON DELETE CASCADE).
+ */
+export async function closeChannels(
+  db: Db,
+  ids: string[],
+  closeChannel: CloseChannel,
+  still?: SQL,
+): Promise<{ channels: number; connections: number }> {
+  let channels = 0;
+  let connections = 0;
+  for (const id of ids) {
     const [providers, agents] = await Promise.all([
       db.all<{ id: string }>(
         sql`SELECT id FROM provider_tokens WHERE channel_id = ${id} AND revoked_at IS NULL`,
@@ -117,19 +162,19 @@ async function expireIdleChannels(
         sql`SELECT id FROM agent_tokens WHERE channel_id = ${id} AND revoked_at IS NULL`,
       ),
     ]);
-    // Deleted first, and only if still idle (a use since the select keeps it): a connection closed after
-    // this can no longer authenticate to come back. Tokens and codes go with it (ON DELETE CASCADE).
     const deleted = await db.all<{ id: string }>(
-      sql`DELETE FROM channels WHERE id = ${id} AND last_used_at < ${cutoff} RETURNING id`,
+      still
+        ? sql`DELETE FROM channels WHERE id = ${id} AND ${still} RETURNING id`
+        : sql`DELETE FROM channels WHERE id = ${id} RETURNING id`,
     );
     if (deleted.length === 0) continue;
-    idleChannels++;
-    closedConnections += await closeChannel(id, {
+    channels++;
+    connections += await closeChannel(id, {
       providerTokenIds: providers.map((p) => p.id),
       agentTokenIds: agents.map((a) => a.id),
     });
   }
-  return { idleChannels, closedConnections };
+  return { channels, connections };
 }
 
 /** Deletes the rows `select` (a `SELECT rowid …`) finds, BATCH at a time, until none is left. */

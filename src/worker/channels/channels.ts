@@ -2,7 +2,7 @@
 import { and, desc, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
 import { LIMITS, PAIRING_ALPHABET, type PairBody } from "../../protocol/index.js";
 import type { Db } from "../db/client.js";
-import { agentTokens, channels, pairingCodes, providerTokens } from "../db/schema.js";
+import { agentTokens, channels, ownerKeys, pairingCodes, providerTokens } from "../db/schema.js";
 import { HubError } from "../http/errors.js";
 import { bearerToken, looksLike, newToken, randomBase64Url, sha256Hex } from "../secrets.js";
 import { tabOrigin, type PairingSource } from "./pairing-source.js";
@@ -53,9 +53,12 @@ export async function createChannel(
   input: { name: string; strictNames: boolean },
   hubOrigin: string,
   now: number,
+  /** The signed-in account creating it, which then owns it; null: anonymous. */
+  accountId: string | null = null,
 ) {
   const id = randomBase64Url(12);
   const ownerKey = newToken("owner");
+  const ownerKeyHash = await sha256Hex(ownerKey);
   const agentToken = newToken("agent");
   const code = newPairingCode();
   const agentTokenId = crypto.randomUUID();
@@ -63,8 +66,16 @@ export async function createChannel(
     db.insert(channels).values({
       id,
       name: input.name,
-      ownerKeyHash: await sha256Hex(ownerKey),
+      ownerKeyHash,
       strictNames: input.strictNames,
+      createdAt: now,
+      accountId,
+    }),
+    db.insert(ownerKeys).values({
+      id: crypto.randomUUID(),
+      channelId: id,
+      keyHash: ownerKeyHash,
+      label: "created with the channel",
       createdAt: now,
     }),
     db.insert(agentTokens).values({
@@ -92,7 +103,7 @@ export async function createChannel(
   };
 }
 
-/** The channel, if `authorization` carries its owner key; 401/403/404 otherwise. */
+/** The channel, if `authorization` carries one of its live owner keys; 401/403 otherwise. */
 export async function authenticateOwner(
   db: Db,
   channelId: string,
@@ -101,10 +112,37 @@ export async function authenticateOwner(
 ): Promise<ChannelRow> {
   const key = bearerToken(authorization);
   if (!key || !looksLike("owner", key))
-    throw new HubError("unauthorized", "Send the channel's owner key as `Authorization: Bearer who_…`.");
-  const row = await db.query.channels.findFirst({ where: eq(channels.ownerKeyHash, await sha256Hex(key)) });
-  if (!row) throw new HubError("unauthorized", "This owner key is not valid.");
-  if (row.id !== channelId) throw new HubError("forbidden", "This owner key belongs to another channel.");
+    throw new HubError(
+      "unauthorized",
+      "Send the channel's owner key as `Authorization: Bearer who_…`, or sign in with the account that owns the channel.",
+    );
+  const [found] = await db
+    .select({ channel: channels })
+    .from(ownerKeys)
+    .innerJoin(channels, eq(channels.id, ownerKeys.channelId))
+    .where(and(eq(ownerKeys.keyHash, await sha256Hex(key)), isNull(ownerKeys.revokedAt)))
+    .limit(1);
+  if (!found) throw new HubError("unauthorized", "This owner key is unknown or was revoked.");
+  if (found.channel.id !== channelId)
+    throw new HubError("forbidden", "This owner key belongs to another channel.");
+  await noteChannelUse(db, found.channel, now);
+  return found.channel;
+}
+
+/** The channel, if the signed-in account `accountId` owns it; 404/403 otherwise. */
+export async function authenticateOwnerAccount(
+  db: Db,
+  channelId: string,
+  accountId: string,
+  now: number,
+): Promise<ChannelRow> {
+  const row = await db.query.channels.findFirst({ where: eq(channels.id, channelId) });
+  if (!row) throw new HubError("not_found", "No such channel (it may have been deleted).");
+  if (row.accountId !== accountId)
+    throw new HubError(
+      "forbidden",
+      "Your account does not own this channel. Claim it with its owner key on your account page, or send the owner key.",
+    );
   await noteChannelUse(db, row, now);
   return row;
 }

@@ -129,6 +129,10 @@ export const channels = sqliteTable(
   {
     id: text("id").primaryKey(),
     name: text("name").notNull(),
+    /**
+     * The hash of the owner key the channel was created with. Kept for the column's constraint only: since
+     * migration 0007 a channel's owner keys (several, labelled, revocable) are in `owner_keys`.
+     */
     ownerKeyHash: text("owner_key_hash").notNull().unique(),
     /** Restrict tool names to [A-Za-z0-9_-]{1,64} for clients that reject dots. */
     strictNames: integer("strict_names", { mode: "boolean" }).notNull().default(false),
@@ -146,6 +150,22 @@ export const channels = sqliteTable(
     index("channels_last_used").on(t.lastUsedAt, t.createdAt),
     index("channels_account").on(t.accountId),
   ],
+);
+
+/** A channel's owner keys (`who_`): API credentials for scripts and the CLI, labelled and revocable. */
+export const ownerKeys = sqliteTable(
+  "owner_keys",
+  {
+    id: text("id").primaryKey(),
+    channelId: text("channel_id")
+      .notNull()
+      .references(() => channels.id, { onDelete: "cascade" }),
+    keyHash: text("key_hash").notNull().unique(),
+    label: text("label").notNull(),
+    createdAt: integer("created_at", { mode: "number" }).notNull(),
+    revokedAt: integer("revoked_at", { mode: "number" }),
+  },
+  (t) => [index("owner_keys_channel").on(t.channelId)],
 );
 
 export const agentTokens = sqliteTable(

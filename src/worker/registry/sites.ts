@@ -73,7 +73,13 @@ export interface RegisteredSite {
  * Registers an origin (or, for a known origin, opens a new claim on it: this is how a site's owner
  * recovers access) and returns the ownership challenge plus the claim secret that authorizes verify.
  */
-export async function registerSite(db: Db, origin: SiteOrigin, now: number): Promise<RegisteredSite> {
+export async function registerSite(
+  db: Db,
+  origin: SiteOrigin,
+  now: number,
+  /** The signed-in account registering; it owns a site it registers first (verifying decides, see verifySite). */
+  accountId: string | null = null,
+): Promise<RegisteredSite> {
   const token = randomBase64Url(24);
   const claimSecret = newToken("claim");
   const existing = await db.query.sites.findFirst({ where: eq(sites.host, origin.host) });
@@ -88,6 +94,7 @@ export async function registerSite(db: Db, origin: SiteOrigin, now: number): Pro
           status: "pending",
           createdAt: now,
           updatedAt: now,
+          accountId,
         })
         .onConflictDoNothing(),
     );
@@ -149,7 +156,8 @@ export interface VerifiedSite {
 /**
  * Checks the proof for the claim `claimSecret` opened on `host`. On success the site is verified, every
  * earlier publisher key of the site is revoked (whoever controls the origin now owns the listing), and
- * a new publisher key is returned once.
+ * a new publisher key is returned once. The site then belongs to the account that verified it, or to no account
+ * when verified without a session (a pending site registered by someone else is not theirs to keep).
  */
 export async function verifySite(
   db: Db,
@@ -158,6 +166,7 @@ export async function verifySite(
   method: VerificationMethod,
   proof: ProofContext,
   now: number,
+  accountId: string | null = null,
 ): Promise<VerifiedSite> {
   const host = normalizeHost(hostParam);
   const site = await db.query.sites.findFirst({ where: eq(sites.host, host) });
@@ -220,7 +229,7 @@ export async function verifySite(
       .values({ id: crypto.randomUUID(), host, keyHash: await sha256Hex(publisherKey), createdAt: now }),
     db
       .update(sites)
-      .set({ status: "verified", verificationMethod: method, verifiedAt: now, updatedAt: now })
+      .set({ status: "verified", verificationMethod: method, verifiedAt: now, updatedAt: now, accountId })
       .where(eq(sites.host, host)),
   ]);
   if (claimed.length === 0) {

@@ -20,6 +20,7 @@ import { bearerToken } from "../secrets.js";
 import {
   authenticateAgent,
   authenticateOwner,
+  authenticateOwnerAccount,
   channelView,
   createAgentToken,
   createChannel,
@@ -33,6 +34,16 @@ import {
 import { listAudit } from "../channels/audit.js";
 import { pairingSource } from "../channels/pairing-source.js";
 import { relayOf } from "../channels/relay-stub.js";
+import { currentAccount, requireHubOrigin } from "../accounts/session.js";
+import { createOwnerKey, listOwnerKeys, revokeOwnerKey } from "../accounts/ownership.js";
+import { CreateOwnerKeyBodySchema } from "../../protocol/index.js";
+
+declare module "hono" {
+  interface ContextVariableMap {
+    /** The channel an owner-authenticated route acts on (set by requireChannelOwner). */
+    ownedChannel: ChannelRow;
+  }
+}
 
 export const channelRoutes = new Hono<AppEnv>();
 export const pairRoutes = new Hono<AppEnv>();
@@ -41,21 +52,44 @@ export function hubOrigin(c: AppContext): string {
   return new URL(c.req.url).origin;
 }
 
+/**
+ * Middleware factory for the routes of `/:id` its owner uses: the channel's owner key (`Authorization: Bearer
+ * who_…`), or else the session of the account that owns the channel. Sets `ownedChannel`.
+ */
+export function requireChannelOwner() {
+  return async function channelOwnerMiddleware(c: AppContext, next: () => Promise<void>): Promise<void> {
+    const id = c.req.param("id") ?? "";
+    const authorization = c.req.header("authorization");
+    const account = authorization === undefined ? await currentAccount(c) : null;
+    const channel = account
+      ? await authenticateOwnerAccount(c.var.db, id, account.id, c.var.now)
+      : await authenticateOwner(c.var.db, id, authorization, c.var.now);
+    c.set("ownedChannel", channel);
+    await next();
+  };
+}
+
+const owner = requireChannelOwner();
+
+// Every write a session cookie comes with must come from the hub's own pages (accounts/session.ts).
+channelRoutes.use("*", requireHubOrigin());
+
 channelRoutes.post(
   "/",
   rateLimit({ limiter: "ANON_WRITES", action: "channel", what: "channels created from your address" }),
 );
 channelRoutes.post("/", async (c) => {
   const body = await readJson(c, CreateChannelBodySchema);
-  const created = await createChannel(c.var.db, body, hubOrigin(c), c.var.now);
+  const account = await currentAccount(c);
+  const created = await createChannel(c.var.db, body, hubOrigin(c), c.var.now, account?.id ?? null);
   return c.json(
     { ...created, note: "The owner key, agent token and pairing code are shown once. Store them now." },
     201,
   );
 });
 
-channelRoutes.get("/:id", async (c) => {
-  const channel = await authenticateOwner(c.var.db, c.req.param("id"), c.req.header("authorization"));
+channelRoutes.get("/:id", owner, async (c) => {
+  const channel = c.var.ownedChannel;
   const live = await relayOf(c.env, channel).snapshot(configOf(channel));
   return c.json({
     channel: channelView(channel),
@@ -65,42 +99,60 @@ channelRoutes.get("/:id", async (c) => {
   });
 });
 
-channelRoutes.post("/:id/pairing-codes", async (c) => {
-  const channel = await authenticateOwner(c.var.db, c.req.param("id"), c.req.header("authorization"));
+channelRoutes.post("/:id/pairing-codes", owner, async (c) => {
+  const channel = c.var.ownedChannel;
   return c.json(await createPairingCode(c.var.db, channel, c.var.now), 201);
 });
 
-channelRoutes.post("/:id/agent-tokens", async (c) => {
-  const channel = await authenticateOwner(c.var.db, c.req.param("id"), c.req.header("authorization"));
+channelRoutes.post("/:id/agent-tokens", owner, async (c) => {
+  const channel = c.var.ownedChannel;
   const body = c.req.header("content-type")
     ? await readJson(c, CreateAgentTokenBodySchema)
     : CreateAgentTokenBodySchema.parse({});
   return c.json(await createAgentToken(c.var.db, channel, body.label, hubOrigin(c), c.var.now), 201);
 });
 
-channelRoutes.get("/:id/agent-tokens", async (c) => {
-  const channel = await authenticateOwner(c.var.db, c.req.param("id"), c.req.header("authorization"));
+channelRoutes.get("/:id/agent-tokens", owner, async (c) => {
+  const channel = c.var.ownedChannel;
   return c.json({ agentTokens: await listAgentTokens(c.var.db, channel) });
 });
 
-channelRoutes.delete("/:id/agent-tokens", async (c) => {
-  const channel = await authenticateOwner(c.var.db, c.req.param("id"), c.req.header("authorization"));
+channelRoutes.delete("/:id/agent-tokens", owner, async (c) => {
+  const channel = c.var.ownedChannel;
   const { id } = await readJson(c, RevokeAgentTokenBodySchema);
   await revokeAgentToken(c.var.db, channel, id, c.var.now);
   const closedSessions = await relayOf(c.env, channel).revokeAgent(id);
   return c.json({ revoked: id, closedSessions });
 });
 
-channelRoutes.delete("/:id/providers/:tokenId", async (c) => {
-  const channel = await authenticateOwner(c.var.db, c.req.param("id"), c.req.header("authorization"));
-  const tokenId = c.req.param("tokenId");
+channelRoutes.delete("/:id/providers/:tokenId", owner, async (c) => {
+  const channel = c.var.ownedChannel;
+  const tokenId = c.req.param("tokenId") ?? "";
   await revokeProviderToken(c.var.db, channel, tokenId, c.var.now);
   const closedConnections = await relayOf(c.env, channel).revokeProvider(tokenId);
   return c.json({ revoked: tokenId, closedConnections });
 });
 
-channelRoutes.get("/:id/audit", async (c) => {
-  const channel = await authenticateOwner(c.var.db, c.req.param("id"), c.req.header("authorization"));
+channelRoutes.get("/:id/owner-keys", owner, async (c) => {
+  return c.json({ ownerKeys: await listOwnerKeys(c.var.db, c.var.ownedChannel.id) });
+});
+
+channelRoutes.post("/:id/owner-keys", owner, async (c) => {
+  const body = c.req.header("content-type")
+    ? await readJson(c, CreateOwnerKeyBodySchema)
+    : CreateOwnerKeyBodySchema.parse({});
+  const created = await createOwnerKey(c.var.db, c.var.ownedChannel, body.label, c.var.now);
+  return c.json({ ...created, note: "The owner key is shown once. Store it now." }, 201);
+});
+
+channelRoutes.delete("/:id/owner-keys/:keyId", owner, async (c) => {
+  const keyId = c.req.param("keyId") ?? "";
+  await revokeOwnerKey(c.var.db, c.var.ownedChannel, keyId, c.var.now);
+  return c.json({ revoked: keyId });
+});
+
+channelRoutes.get("/:id/audit", owner, async (c) => {
+  const channel = c.var.ownedChannel;
   const params = query(c, AuditQuerySchema);
   await relayOf(c.env, channel).flushAudit();
   return c.json(await listAudit(c.var.db, channel.id, params));

@@ -32,8 +32,12 @@ import {
 import { refreshManifest } from "../registry/refresh.js";
 import { siteTools } from "../registry/search.js";
 import { exportTools } from "../registry/export.js";
+import { currentAccount, requireHubOrigin } from "../accounts/session.js";
 
 export const siteRoutes = new Hono<AppEnv>();
+
+// Registering and verifying take the signed-in account as the owner: such writes must come from the hub's pages.
+siteRoutes.use("*", requireHubOrigin());
 
 siteRoutes.get("/", async (c) => {
   const params = query(c, SiteListParamsSchema);
@@ -47,7 +51,8 @@ siteRoutes.post(
 siteRoutes.post("/", async (c) => {
   const body = await readJson(c, RegisterSiteBodySchema);
   const origin = parseSiteOrigin(body.origin, c.var.settings.ALLOW_PRIVATE_ORIGINS);
-  const result = await registerSite(c.var.db, origin, c.var.now);
+  const account = await currentAccount(c);
+  const result = await registerSite(c.var.db, origin, c.var.now, account?.id ?? null);
   return c.json(
     {
       site: result.site,
@@ -95,6 +100,7 @@ siteRoutes.post("/:host/verify", async (c) => {
     body.method,
     { allowPrivate: ALLOW_PRIVATE_ORIGINS, dohUrl: DOH_URL },
     c.var.now,
+    (await currentAccount(c))?.id ?? null,
   );
   return c.json({
     site: result.site,
