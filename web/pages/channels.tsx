@@ -2,7 +2,7 @@
 // (MCP URL and token with client snippets, pairing code with its countdown, live providers and tools,
 // the audit log, agent tokens). The hub shows a channel's secrets once; channels.js keeps them in this
 // browser's local storage and drives the owner API.
-import { CopyValue, Notice } from "./components.js";
+import { CodeBlock, CopyValue, Notice } from "./components.js";
 import { Layout } from "./layout.js";
 
 const NEEDS_JS = (
@@ -15,7 +15,13 @@ const NEEDS_JS = (
   </noscript>
 );
 
-export function ChannelsPage() {
+/** The signed-in account's channels (any device), listed beside the ones this browser keeps. */
+export interface AccountChannelLink {
+  id: string;
+  name: string;
+}
+
+export function ChannelsPage(props: { accountChannels?: AccountChannelLink[] | null } = {}) {
   return (
     <Layout
       title="Channels"
@@ -34,6 +40,22 @@ export function ChannelsPage() {
         </p>
       </header>
       {NEEDS_JS}
+      {props.accountChannels ? (
+        <section aria-labelledby="account-channels-title" class="panel">
+          <h2 id="account-channels-title">Your account's channels</h2>
+          {props.accountChannels.length === 0 ? (
+            <p class="meta">None yet: a channel you create while signed in belongs to your account.</p>
+          ) : (
+            <ul id="account-channel-list" class="plain-list">
+              {props.accountChannels.map((ch) => (
+                <li>
+                  <a href={`/channels/${encodeURIComponent(ch.id)}`}>{ch.name}</a>
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      ) : null}
       <div class="grid-2">
         <section aria-labelledby="mine-title" class="panel">
           <h2 id="mine-title">Your channels</h2>
@@ -202,20 +224,11 @@ export function ChannelConsolePage(props: { id: string; hub: string }) {
             </p>
             <h3>Your computer</h3>
             <p>Serve your files' search to the channel with the sidecar:</p>
-            <div class="code-block">
-              <pre id="sidecar-cmd" tabindex={0} aria-label="sidecar command">
-                npx webmcp-hub pair CODE --hub {props.hub} --root ~/Documents
-              </pre>
-              <button
-                type="button"
-                class="btn small copy"
-                data-copy="sidecar-cmd"
-                aria-label="Copy sidecar command"
-                hidden
-              >
-                Copy
-              </button>
-            </div>
+            <CodeBlock
+              id="sidecar-cmd"
+              label="sidecar command"
+              code={`npx webmcp-hub pair CODE --hub ${props.hub} --root ~/Documents`}
+            />
           </section>
         </div>
 

@@ -1,0 +1,385 @@
+// The channel console on /channels/:id, driven by the owner key this browser keeps: the agent connection
+// (MCP URL, token, client snippets), the pairing code and its countdown, live providers and tools
+// (GET /api/channels/:id every few seconds while visible), the audit log, agent tokens, forgetting the channel.
+import type {
+  AgentTokenView,
+  ChannelSnapshot,
+  CreatedAgentToken,
+  PairingCodeView,
+  ProviderView,
+} from "../../../src/protocol/views.js";
+import { ago, plural } from "../../shared/markup.js";
+import { api } from "../lib/api.js";
+import { announce, byId, h, messageOf, showError, timeText } from "../lib/dom.js";
+import { store, type KeptChannel } from "../lib/store.js";
+import { auditLog } from "./audit.js";
+import { submitButton } from "./list.js";
+import { openWithKey } from "./open.js";
+import { renderSnippets } from "./snippets.js";
+
+const POLL_MS = 3000;
+/** The most of a provider's self-reported page title and URL the console shows, in characters. */
+const PAGE_TITLE_SHOWN = 120;
+const PAGE_URL_SHOWN = 160;
+
+const capped = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+const since = (iso: string) => ago(Date.parse(iso), Date.now());
+
+/**
+ * A tab's page URL as a link target, or null: the page reports it, so it is a link only when it is http(s) and
+ * on the origin the tab paired from (the hub drops other URLs too; this renders defensively).
+ */
+export function pageLink(p: Pick<ProviderView, "kind" | "origin" | "page">): string | null {
+  if (p.kind !== "tab" || typeof p.origin !== "string" || typeof p.page?.url !== "string") return null;
+  let url: URL;
+  try {
+    url = new URL(p.page.url);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return null;
+  return url.origin === p.origin ? url.href : null;
+}
+
+export function consolePage(id: string, hub: string): void {
+  const kept = store.channel(id);
+  if (!kept) {
+    byId("ch-missing").hidden = false;
+    byId("missing-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      const key = byId("missing-key", HTMLInputElement);
+      void openWithKey(id, key.value.trim(), byId("missing-error"), key);
+    });
+    return;
+  }
+  let ch: KeptChannel = kept;
+  byId("console").hidden = false;
+  const params = new URLSearchParams(location.search);
+  if (params.has("new")) {
+    byId("fresh").hidden = false;
+    history.replaceState(null, "", location.pathname + location.hash);
+  }
+  document.title = `${ch.name} · Channel console · webmcp-hub`;
+  byId("ch-name").textContent = ch.name;
+  byId("ch-crumb").textContent = ch.name;
+  if (ch.createdAt) byId("ch-created").textContent = `· created ${timeText(ch.createdAt)}`;
+  byId("owner-key").textContent = ch.ownerKey;
+  const token = ch.ownerKey;
+  const path = `/api/channels/${encodeURIComponent(id)}`;
+
+  const save = (patch: Partial<KeptChannel>) => {
+    ch = { ...ch, ...patch };
+    store.saveChannel(ch);
+  };
+
+  // -- Agent connection --
+  const currentToken = () => ch.agentToken ?? ch.tokens?.find((t) => !t.revoked)?.token ?? null;
+  function renderAgent() {
+    const agentToken = currentToken();
+    byId("mcp-url").textContent = ch.mcpUrl;
+    byId("agent-token").textContent = agentToken ?? "";
+    byId("cap-url").textContent = agentToken ? `${ch.mcpUrl}/k/${agentToken}` : "";
+    byId("agent-token-row").hidden = !agentToken;
+    byId("cap-url-row").hidden = !agentToken;
+    byId("no-agent-token").hidden = Boolean(agentToken);
+    renderSnippets(ch, agentToken);
+  }
+  renderAgent();
+
+  // -- Pairing code --
+  const code = byId("pair-code");
+  const countdown = byId("pair-countdown");
+  const sidecarCmd = byId("sidecar-cmd");
+  function renderCode(): boolean {
+    const expires = ch.pairingCodeExpiresAt ? Date.parse(ch.pairingCodeExpiresAt) : 0;
+    const left = expires ? expires - Date.now() : -1;
+    if (!ch.pairingCode || left <= 0) {
+      code.textContent = "––––-––––";
+      countdown.textContent = ch.pairingCode
+        ? "That code has expired. Get a new one."
+        : "Get a code to connect a tab or the sidecar.";
+      sidecarCmd.textContent = `npx webmcp-hub pair CODE --hub ${hub} --root ~/Documents`;
+      return false;
+    }
+    code.textContent = ch.pairingCode;
+    const s = Math.ceil(left / 1000);
+    countdown.textContent = `Valid for ${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")} more (until ${new Date(expires).toLocaleTimeString()}).`;
+    sidecarCmd.textContent = `npx webmcp-hub pair ${ch.pairingCode} --hub ${hub} --root ~/Documents`;
+    return true;
+  }
+  renderCode();
+  setInterval(renderCode, 1000);
+  const pairNew = byId("pair-new", HTMLButtonElement);
+  pairNew.addEventListener("click", async () => {
+    pairNew.disabled = true;
+    try {
+      const body = await api<PairingCodeView>(`${path}/pairing-codes`, { method: "POST", token });
+      save({ pairingCode: body.pairingCode, pairingCodeExpiresAt: body.expiresAt });
+      renderCode();
+      announce(`New pairing code ${body.pairingCode}, valid for 10 minutes.`);
+    } catch (e) {
+      countdown.textContent = `Could not get a code: ${messageOf(e)}`;
+    } finally {
+      pairNew.disabled = false;
+    }
+  });
+
+  // -- Live state --
+  let snapshot: ChannelSnapshot | null = null;
+  let lastSummary = "";
+  function renderProviders(s: ChannelSnapshot) {
+    const tabs = s.providers.filter((p) => p.kind === "tab").length;
+    const sidecars = s.providers.length - tabs;
+    const summary = s.providers.length
+      ? `${s.providers.length} connected: ${plural(tabs, "tab")}, ${plural(sidecars, "sidecar")}.`
+      : "Nothing is connected. Use the pairing code above to connect a tab or the sidecar.";
+    if (summary !== lastSummary) {
+      byId("providers-summary").textContent = summary;
+      lastSummary = summary;
+    }
+    byId("provider-list").replaceChildren(...s.providers.map(providerCard));
+  }
+
+  function providerCard(p: ProviderView): HTMLLIElement {
+    // The heading is what the hub knows (a tab's origin host, a sidecar's paired label); what the page says
+    // about itself (its title and URL) is secondary, capped, and a link only on the tab's origin.
+    const link = pageLink(p);
+    const title = typeof p.page?.title === "string" ? p.page.title.trim() : "";
+    return h(
+      "li",
+      { class: "card provider" },
+      h("h3", {}, p.label),
+      h(
+        "p",
+        { class: "meta" },
+        h(
+          "span",
+          { class: `badge ${p.kind === "tab" ? "verified" : "info"}` },
+          p.kind === "tab" ? "tab" : "sidecar",
+        ),
+        " ",
+        p.origin ?? p.label,
+      ),
+      p.kind === "tab" && p.pairedFromPage === false
+        ? h(
+            "p",
+            { class: "alert warn paired-by-script" },
+            h("strong", {}, "Paired by a script — not from a browser page."),
+            ` Its pairing request did not come from a page of ${p.origin ?? p.label}. If you did not pair it with a program of your own, disconnect it.`,
+          )
+        : null,
+      title ? h("p", { class: "meta page-title" }, "Page: ", capped(title, PAGE_TITLE_SHOWN)) : null,
+      link
+        ? h(
+            "p",
+            { class: "meta" },
+            h(
+              "a",
+              { href: link, target: "_blank", rel: "noopener noreferrer" },
+              capped(link, PAGE_URL_SHOWN),
+            ),
+          )
+        : null,
+      h("p", { class: "meta" }, `Connected ${since(p.connectedAt)} · active ${since(p.lastActiveAt)}`),
+      h(
+        "p",
+        {},
+        p.tools.length ? `${plural(p.tools.length, "tool")}: ` : "No tools registered on this page.",
+        ...p.tools.flatMap((t, i) => [i ? ", " : "", h("code", {}, t)]),
+      ),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "btn small danger",
+          onclick: () => void disconnect(p),
+          "aria-label": `Disconnect ${p.label}`,
+        },
+        "Disconnect",
+      ),
+    );
+  }
+
+  async function disconnect(p: ProviderView) {
+    if (!confirm(`Disconnect ${p.label}? It needs a new pairing code to connect again.`)) return;
+    try {
+      await api(`${path}/providers/${encodeURIComponent(p.tokenId)}`, { method: "DELETE", token });
+      announce(`${p.label} was disconnected.`);
+      await refresh();
+    } catch (e) {
+      alert(messageOf(e));
+    }
+  }
+
+  function renderTools(s: ChannelSnapshot) {
+    byId("tools-empty").hidden = s.tools.length > 0;
+    byId("tools-table").hidden = s.tools.length === 0;
+    byId("tool-rows").replaceChildren(
+      ...s.tools.map((t) =>
+        h(
+          "tr",
+          {},
+          h(
+            "th",
+            { scope: "row", "data-label": "Name agents call" },
+            h("code", {}, t.name),
+            t.originalName && t.originalName !== t.name
+              ? h("span", { class: "meta" }, ` (${t.originalName})`)
+              : "",
+          ),
+          h("td", { "data-label": "From" }, t.origin ?? t.label),
+          h(
+            "td",
+            { "data-label": "What it may do" },
+            h(
+              "span",
+              { class: `badge ${t.readOnly ? "ro" : "rw"}` },
+              t.readOnly ? "read-only" : "changes data — asks for approval",
+            ),
+          ),
+          h("td", { "data-label": "Description" }, t.description),
+        ),
+      ),
+    );
+    const names = new Set(s.tools.map((t) => t.name));
+    byId("audit-tool-names").replaceChildren(...[...names].map((n) => h("option", { value: n })));
+  }
+
+  function renderTokens(s: ChannelSnapshot) {
+    const mine = new Map((ch.tokens ?? []).map((t) => [t.id, t]));
+    byId("token-rows").replaceChildren(
+      ...s.agentTokens.map((t) =>
+        h(
+          "tr",
+          {},
+          h(
+            "th",
+            { scope: "row", "data-label": "Label" },
+            t.label,
+            mine.has(t.id) ? h("span", { class: "meta" }, " · kept in this browser") : "",
+          ),
+          h("td", { "data-label": "Created" }, timeText(t.createdAt)),
+          h(
+            "td",
+            { "data-label": "State" },
+            t.revokedAt
+              ? h("span", { class: "badge danger" }, `revoked ${since(t.revokedAt)}`)
+              : h("span", { class: "badge ro" }, "active"),
+          ),
+          h(
+            "td",
+            { "data-label": "Actions" },
+            t.revokedAt
+              ? ""
+              : h(
+                  "button",
+                  {
+                    type: "button",
+                    class: "btn small danger",
+                    onclick: () => void revoke(t),
+                    "aria-label": `Revoke token ${t.label}`,
+                  },
+                  "Revoke",
+                ),
+          ),
+        ),
+      ),
+    );
+  }
+
+  async function revoke(t: AgentTokenView) {
+    if (!confirm(`Revoke the token “${t.label}”? Agents using it are cut off at once.`)) return;
+    try {
+      await api(`${path}/agent-tokens`, { method: "DELETE", json: { id: t.id }, token });
+      const tokens = (ch.tokens ?? []).map((x) => (x.id === t.id ? { ...x, revoked: true } : x));
+      const patch: Partial<KeptChannel> = { tokens };
+      if (ch.agentTokenId === t.id) {
+        const next = tokens.find((x) => !x.revoked);
+        patch.agentToken = next?.token;
+        patch.agentTokenId = next?.id;
+      }
+      save(patch);
+      renderAgent();
+      announce(`The token ${t.label} was revoked.`);
+      await refresh();
+    } catch (e) {
+      showError(byId("token-error"), messageOf(e));
+    }
+  }
+
+  const tokenForm = byId("token-form", HTMLFormElement);
+  tokenForm.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const input = byId("token-label", HTMLInputElement);
+    const label = input.value.trim();
+    const error = byId("token-error");
+    showError(error, "", input);
+    if (!label) {
+      showError(error, "Give the token a label, like the agent that will use it.", input);
+      input.focus();
+      return;
+    }
+    const button = submitButton(event, tokenForm);
+    button.disabled = true;
+    try {
+      const body = await api<CreatedAgentToken>(`${path}/agent-tokens`, {
+        method: "POST",
+        json: { label },
+        token,
+      });
+      const tokens = [...(ch.tokens ?? []), { id: body.id, label: body.label, token: body.agentToken }];
+      save(currentToken() ? { tokens } : { tokens, agentToken: body.agentToken, agentTokenId: body.id });
+      byId("new-token").textContent = body.agentToken;
+      byId("token-created").hidden = false;
+      input.value = "";
+      renderAgent();
+      await refresh();
+      byId("token-created").querySelector("button")?.focus();
+    } catch (e) {
+      showError(error, messageOf(e), input);
+    } finally {
+      button.disabled = false;
+    }
+  });
+
+  let failing = false;
+  async function refresh() {
+    try {
+      snapshot = await api<ChannelSnapshot>(path, { token });
+      failing = false;
+      byId("live").hidden = false;
+      renderProviders(snapshot);
+      renderTools(snapshot);
+      renderTokens(snapshot);
+    } catch (e) {
+      byId("live").hidden = true;
+      if (!failing) byId("providers-summary").textContent = `Could not read the channel: ${messageOf(e)}`;
+      lastSummary = "";
+      failing = true;
+    }
+  }
+
+  // -- Audit log --
+  const audit = auditLog(path, token, () => snapshot?.agentTokens ?? []);
+
+  byId("forget-channel").addEventListener("click", () => {
+    if (
+      !confirm(
+        `Forget “${ch.name}” in this browser? Without its owner key (shown above) you cannot manage it again.`,
+      )
+    )
+      return;
+    store.forgetChannel(id);
+    location.href = "/channels";
+  });
+
+  // Poll while the page is visible; on the first audit page, new calls appear as they happen.
+  async function tick() {
+    if (document.visibilityState === "visible") {
+      await refresh();
+      if (audit.onNewest()) await audit.load();
+    }
+    setTimeout(() => void tick(), POLL_MS);
+  }
+  void tick();
+}
