@@ -18,6 +18,7 @@ export const DASHBOARD_SCRIPTS = [
   "channels", // /channels and the channel console /channels/:id
   "publish", // /publish
   "tool", // a tool's page: "Try it"
+  "account", // /signin and /account: passkeys, sign out, claiming, keys
 ];
 
 const browser = { platform: "browser", target: ["es2022"], minify: true };

@@ -13,6 +13,7 @@ const NAV: Array<[Section, string, string]> = [
   ["publish", "/publish", "Publish"],
   ["channels", "/channels", "Channels"],
   ["docs", "/docs", "Docs"],
+  ["account", "/account", "Account"],
 ];
 
 // Applies a theme chosen earlier before the first paint (no flash); the default follows the system.

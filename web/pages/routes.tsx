@@ -14,6 +14,9 @@ import { searchTools, siteTools } from "../../src/worker/registry/search.js";
 import { getVerifiedSite, listSites, siteView } from "../../src/worker/registry/sites.js";
 import { ChannelConsolePage, ChannelsPage } from "./channels.js";
 import { SignInPage } from "./account-signin.js";
+import { AccountPage } from "./account.js";
+import { listPasskeys, passkeyView } from "../../src/worker/accounts/passkeys.js";
+import { accountChannels, accountSites } from "../../src/worker/accounts/ownership.js";
 import { currentAccount } from "../../src/worker/accounts/session.js";
 import { safeReturnTo } from "../../src/worker/accounts/return-to.js";
 import { sitePath } from "./components.js";
@@ -215,7 +218,11 @@ pageRoutes.get("/sites/:host/tools/:name", async (c) => {
 });
 
 pageRoutes.get("/publish", (c) => renderPage(c, <PublishPage hub={hubOrigin(c)} />));
-pageRoutes.get("/channels", (c) => renderPage(c, <ChannelsPage />));
+pageRoutes.get("/channels", async (c) => {
+  const account = await currentAccount(c);
+  const owned = account ? await accountChannels(c.var.db, account.id) : null;
+  return renderPage(c, <ChannelsPage accountChannels={owned} />);
+});
 pageRoutes.get("/channels/:id", (c) =>
   renderPage(c, <ChannelConsolePage id={c.req.param("id")} hub={hubOrigin(c)} />),
 );
@@ -223,6 +230,19 @@ pageRoutes.get("/signin", async (c) => {
   const returnTo = safeReturnTo(c.req.query("return_to"), hubOrigin(c));
   // Already signed in: straight on (the OAuth consent page sends people here first).
   if (await currentAccount(c)) return c.redirect(returnTo ?? "/account", 303);
-  return renderPage(c, <SignInPage returnTo={returnTo} scripts={[]} />);
+  return renderPage(c, <SignInPage returnTo={returnTo} scripts={["account"]} />);
+});
+pageRoutes.get("/account", async (c) => {
+  const account = await currentAccount(c);
+  if (!account) return c.redirect("/signin?return_to=%2Faccount", 303);
+  const [passkeys, channels, sites] = await Promise.all([
+    listPasskeys(c.var.db, account.id),
+    accountChannels(c.var.db, account.id),
+    accountSites(c.var.db, account.id),
+  ]);
+  return renderPage(
+    c,
+    <AccountPage account={account} passkeys={passkeys.map(passkeyView)} channels={channels} sites={sites} />,
+  );
 });
 pageRoutes.get("/docs", (c) => renderPage(c, <DocsPage hub={hubOrigin(c)} />));
