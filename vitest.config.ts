@@ -45,7 +45,7 @@ export default defineConfig({
       {
         test: {
           name: "node",
-          include: ["test/sidecar/**/*.test.ts", "test/bridge/**/*.test.ts"],
+          include: ["test/sidecar/**/*.test.ts", "test/bridge/**/*.test.ts", "test/web/**/*.test.ts"],
           environment: "node",
           testTimeout: 30_000,
         },

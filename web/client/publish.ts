@@ -1,20 +1,32 @@
-// The publish flow on /publish, over the REST API: register → challenge (HTTP file or DNS TXT) → verify →
-// publisher key (shown once; this browser keeps a copy) → manifest (pasted or uploaded; the API's field
-// issues point at the exact place in the text) → the published version. Also rotates publisher keys.
-import { $, announce, api, h, showError, store } from "/assets/common.js";
+// Entry of /assets/publish.js: the publish flow on /publish, over the REST API: register → challenge (HTTP
+// file or DNS TXT) → verify → publisher key (shown once; this browser keeps a copy) → manifest (pasted or
+// uploaded; the API's field issues point at the exact place in the text, web/client/lib/json-tree.ts) → the
+// published version. Also rotates publisher keys.
+import type {
+  ManifestVersionView,
+  PublishResultView,
+  PublisherKeyView,
+  RegisteredSiteView,
+} from "../../src/protocol/views.js";
+import { plural } from "../shared/markup.js";
+import { ApiError, api, type ApiIssue } from "./lib/api.js";
+import { $, announce, byId, h, messageOf, showError } from "./lib/dom.js";
+import { JsonSyntaxError, columnOf, lineOf, locate, parseTree } from "./lib/json-tree.js";
+import { store } from "./lib/store.js";
 
-const steps = ["register", "verify", "key", "manifest", "done"];
-let host = null;
+const STEPS = ["register", "verify", "key", "manifest", "done"] as const;
+type Step = (typeof STEPS)[number];
+let host: string | null = null;
 
-function stepState(current, done = []) {
-  for (const s of steps) {
-    const li = $(`step-${s}`);
+function stepState(current: Step, done: readonly Step[] = []) {
+  for (const s of STEPS) {
+    const li = byId(`step-${s}`);
     li.classList.toggle("active", s === current);
     li.classList.toggle("done", done.includes(s));
   }
 }
 
-function focusStep(name) {
+function focusStep(name: Step) {
   const title = $(`${name}-title`);
   const still = matchMedia("(prefers-reduced-motion: reduce)").matches;
   title?.scrollIntoView({ block: "start", behavior: still ? "auto" : "smooth" });
@@ -22,23 +34,29 @@ function focusStep(name) {
 }
 
 /** A done step's collapsed line, in place of its "appears here" hint. */
-function note(name, text) {
+function note(name: Step, text: string) {
   const waiting = $(`${name}-waiting`);
   if (waiting) waiting.textContent = text;
 }
 
-function reveal(name, on = true) {
-  $(`${name}-body`).hidden = !on;
+function reveal(name: Step, on = true) {
+  byId(`${name}-body`).hidden = !on;
   const waiting = $(`${name}-waiting`);
   if (waiting) waiting.hidden = on;
+}
+
+function submitter(event: SubmitEvent, form: HTMLFormElement, selector: string): HTMLButtonElement {
+  const button = event.submitter ?? form.querySelector(selector);
+  if (!(button instanceof HTMLButtonElement)) throw new Error(`The form #${form.id} has no submit button.`);
+  return button;
 }
 
 // ---- Sites this browser keeps -------------------------------------------------------------------------
 
 function renderMySites() {
   const sites = Object.entries(store.sites());
-  $("my-sites").hidden = sites.length === 0;
-  $("my-sites-list").replaceChildren(
+  byId("my-sites").hidden = sites.length === 0;
+  byId("my-sites-list").replaceChildren(
     ...sites.map(([key, s]) =>
       h(
         "li",
@@ -92,10 +110,11 @@ function renderMySites() {
 
 // ---- 1. Register --------------------------------------------------------------------------------------
 
-$("register-form").addEventListener("submit", async (event) => {
+const registerForm = byId("register-form", HTMLFormElement);
+registerForm.addEventListener("submit", async (event) => {
   event.preventDefault();
-  const input = $("origin");
-  const error = $("origin-error");
+  const input = byId("origin", HTMLInputElement);
+  const error = byId("origin-error");
   let origin = input.value.trim();
   if (!origin) {
     showError(error, "Enter your site's origin, like https://shop.example.", input);
@@ -104,10 +123,10 @@ $("register-form").addEventListener("submit", async (event) => {
   }
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(origin)) origin = `https://${origin}`;
   showError(error, "", input);
-  const button = event.submitter ?? event.target.querySelector("button");
+  const button = submitter(event, registerForm, "button");
   button.disabled = true;
   try {
-    const body = await api("/api/sites", { method: "POST", json: { origin } });
+    const body = await api<RegisteredSiteView>("/api/sites", { method: "POST", json: { origin } });
     host = body.site.host;
     store.saveSite(host, {
       origin: body.site.origin,
@@ -117,7 +136,7 @@ $("register-form").addEventListener("submit", async (event) => {
     renderMySites();
     showChallenge(host);
   } catch (e) {
-    showError(error, e.message, input);
+    showError(error, messageOf(e), input);
     input.focus();
   } finally {
     button.disabled = false;
@@ -126,25 +145,24 @@ $("register-form").addEventListener("submit", async (event) => {
 
 // ---- 2. Verify ----------------------------------------------------------------------------------------
 
-function setCopy(id, value) {
-  const el = $(id);
-  el.textContent = value;
+function setCopy(id: string, value: string) {
+  byId(id).textContent = value;
 }
 
-function showChallenge(which, focus = true) {
+function showChallenge(which: string, focus = true) {
   host = which;
   const site = store.sites()[host];
   const c = site?.claim?.challenge;
-  if (!c) return;
+  if (!site || !c) return;
   store.set("publish-current", host);
-  $("origin").value = site.origin;
-  $("v-origin").textContent = site.origin;
-  $("v-expires").textContent = new Date(c.expiresAt).toLocaleString();
+  byId("origin", HTMLInputElement).value = site.origin ?? "";
+  byId("v-origin").textContent = site.origin ?? host;
+  byId("v-expires").textContent = new Date(c.expiresAt).toLocaleString();
   setCopy("v-http-url", c.http.url);
   setCopy("v-http-body", c.http.body);
   setCopy("v-dns-name", c.dns.name);
   setCopy("v-dns-value", c.dns.value);
-  showError($("verify-error"), "");
+  showError(byId("verify-error"), "");
   reveal("verify");
   reveal("key", false);
   reveal("manifest", false);
@@ -153,7 +171,7 @@ function showChallenge(which, focus = true) {
   if (focus) focusStep("verify");
 }
 
-const VERIFY_HELP = {
+const VERIFY_HELP: Record<string, string> = {
   verification_failed: "Check the value, then press Verify again.",
   challenge_expired: "Register the origin again for a new challenge.",
   rate_limited: "Register the origin again for a new challenge.",
@@ -161,24 +179,26 @@ const VERIFY_HELP = {
   forbidden: "Register the origin again for a new challenge.",
 };
 
-async function verify(method, button) {
-  const site = store.sites()[host];
+async function verify(method: "http" | "dns", button: HTMLButtonElement) {
+  if (!host) return;
+  const which = host;
+  const site = store.sites()[which];
   if (!site?.claim) return;
-  const box = $("verify-error");
+  const box = byId("verify-error");
   showError(box, "");
   button.disabled = true;
   const label = button.textContent;
   button.textContent = "Checking…";
   try {
-    const body = await api(`/api/sites/${encodeURIComponent(host)}/verify`, {
+    const body = await api<PublisherKeyView>(`/api/sites/${encodeURIComponent(which)}/verify`, {
       method: "POST",
       token: site.claim.claimSecret,
       json: { method },
     });
-    store.saveSite(host, { publisherKey: body.publisherKey, claim: undefined, verifiedBy: method });
+    store.saveSite(which, { publisherKey: body.publisherKey, claim: undefined, verifiedBy: method });
     renderMySites();
     showKey(body.publisherKey);
-    openManifest(host, { keepKey: true, focus: false });
+    openManifest(which, { keepKey: true, focus: false });
     note(
       "verify",
       `Verified: you control ${site.origin} (${method === "http" ? "HTTP file" : "DNS record"}).`,
@@ -187,9 +207,9 @@ async function verify(method, button) {
   } catch (e) {
     box.replaceChildren(
       h("strong", {}, method === "http" ? "The file check failed. " : "The DNS check failed. "),
-      e.message,
+      messageOf(e),
       " ",
-      VERIFY_HELP[e.code] ?? "",
+      (e instanceof ApiError ? VERIFY_HELP[e.code] : undefined) ?? "",
     );
     box.hidden = false;
     box.setAttribute("tabindex", "-1");
@@ -200,25 +220,29 @@ async function verify(method, button) {
   }
 }
 
-$("verify-http").addEventListener("click", (e) => verify("http", e.currentTarget));
-$("verify-dns").addEventListener("click", (e) => verify("dns", e.currentTarget));
-$("cancel-claim").addEventListener("click", () => {
+const verifyHttp = byId("verify-http", HTMLButtonElement);
+const verifyDns = byId("verify-dns", HTMLButtonElement);
+verifyHttp.addEventListener("click", () => void verify("http", verifyHttp));
+verifyDns.addEventListener("click", () => void verify("dns", verifyDns));
+byId("cancel-claim").addEventListener("click", () => {
   store.set("publish-current", null);
   reveal("verify", false);
   stepState("register");
-  $("origin").value = "";
-  $("origin").focus();
+  const origin = byId("origin", HTMLInputElement);
+  origin.value = "";
+  origin.focus();
 });
 
 // ---- 3. Publisher key ---------------------------------------------------------------------------------
 
-function showKey(key) {
+function showKey(key: string) {
   setCopy("publisher-key", key);
   reveal("key");
   stepState("manifest", ["register", "verify", "key"]);
 }
 
-$("forget-key").addEventListener("click", () => {
+byId("forget-key").addEventListener("click", () => {
+  if (!host) return;
   if (!confirm("Remove the publisher key from this browser? Make sure you saved a copy.")) return;
   store.saveSite(host, { publisherKey: undefined });
   renderMySites();
@@ -227,10 +251,12 @@ $("forget-key").addEventListener("click", () => {
 
 // ---- 4. Manifest --------------------------------------------------------------------------------------
 
-function openManifest(which, { keepKey = false, focus = true } = {}) {
+const area = byId("manifest", HTMLTextAreaElement);
+
+function openManifest(which: string, { keepKey = false, focus = true } = {}) {
   host = which;
   store.set("publish-current", host);
-  $("m-host").textContent = host;
+  byId("m-host").textContent = host;
   note("verify", `${host} is verified.`);
   if (!keepKey) {
     reveal("key", false);
@@ -246,11 +272,10 @@ function openManifest(which, { keepKey = false, focus = true } = {}) {
 }
 
 /** Starts a new version from the current one, when the site has published before. */
-async function loadCurrent(which) {
-  const area = $("manifest");
+async function loadCurrent(which: string) {
   if (area.value.trim()) return;
   try {
-    const current = await api(`/api/sites/${encodeURIComponent(which)}/manifest`);
+    const current = await api<ManifestVersionView>(`/api/sites/${encodeURIComponent(which)}/manifest`);
     if (host === which && !area.value.trim()) {
       area.value = JSON.stringify(current.manifest, null, 2);
       announce(`Loaded version ${current.version}, the current manifest of ${which}, to edit.`);
@@ -260,8 +285,8 @@ async function loadCurrent(which) {
   }
 }
 
-function exampleManifest() {
-  const origin = store.sites()[host]?.origin ?? "https://shop.example";
+function exampleManifest(): string {
+  const origin = (host ? store.sites()[host]?.origin : undefined) ?? "https://shop.example";
   return JSON.stringify(
     {
       name: new URL(origin).hostname,
@@ -286,155 +311,31 @@ function exampleManifest() {
   );
 }
 
-$("manifest-example").addEventListener("click", () => {
-  const area = $("manifest");
+byId("manifest-example").addEventListener("click", () => {
   if (area.value.trim() && !confirm("Replace the text in the box with an example?")) return;
   area.value = exampleManifest();
   area.focus();
 });
 
-$("manifest-file").addEventListener("change", async (event) => {
-  const file = event.target.files?.[0];
+const fileInput = byId("manifest-file", HTMLInputElement);
+fileInput.addEventListener("change", async () => {
+  const file = fileInput.files?.[0];
   if (!file) return;
   if (file.size > 256 * 1024) {
     showIssues(`${file.name} is ${Math.ceil(file.size / 1024)} KiB; a manifest may be at most 256 KiB.`, []);
     return;
   }
-  $("manifest").value = await file.text();
+  area.value = await file.text();
   clearIssues();
   announce(`Loaded ${file.name}. Press Publish to publish it.`);
 });
 
 function clearIssues() {
-  $("manifest-issues").hidden = true;
-  $("manifest").removeAttribute("aria-invalid");
+  byId("manifest-issues").hidden = true;
+  area.removeAttribute("aria-invalid");
 }
 
-/**
- * A strict JSON parser that keeps where every value (and its key) starts and ends in the text. Throws an
- * Error with `pos` at the first syntax error, so both kinds of problem can point into the text.
- */
-export function parseTree(text) {
-  let i = 0;
-  const fail = (message) => {
-    const e = new Error(message);
-    e.pos = Math.min(i, text.length);
-    throw e;
-  };
-  const ws = () => {
-    while (i < text.length && " \t\r\n".includes(text[i])) i++;
-  };
-  const found = () => (i >= text.length ? "the text ended" : `found ${JSON.stringify(text[i])}`);
-  const expect = (ch) => {
-    if (text[i] !== ch) fail(`expected ${ch} but ${found()}`);
-    i++;
-  };
-  const str = () => {
-    const s = i;
-    expect('"');
-    while (i < text.length && text[i] !== '"') {
-      if (text[i] < " ") fail("a string may not contain a line break or control character");
-      i += text[i] === "\\" ? 2 : 1;
-    }
-    if (i >= text.length) fail("a string is not closed with a double quote");
-    i++;
-    return JSON.parse(text.slice(s, i));
-  };
-  function value() {
-    ws();
-    const node = { start: i };
-    if (text[i] === "{") {
-      i++;
-      node.keys = new Map();
-      ws();
-      if (text[i] === "}") i++;
-      else
-        for (;;) {
-          ws();
-          if (text[i] !== '"') fail(`expected a property name in double quotes but ${found()}`);
-          const keyStart = i;
-          const key = str();
-          const keyEnd = i;
-          ws();
-          expect(":");
-          const child = value();
-          Object.assign(child, { keyStart, keyEnd });
-          node.keys.set(key, child);
-          ws();
-          if (text[i] === ",") {
-            i++;
-            continue;
-          }
-          if (text[i] !== "}") fail(`expected , or } but ${found()}`);
-          i++;
-          break;
-        }
-    } else if (text[i] === "[") {
-      i++;
-      node.items = [];
-      ws();
-      if (text[i] === "]") i++;
-      else
-        for (;;) {
-          node.items.push(value());
-          ws();
-          if (text[i] === ",") {
-            i++;
-            continue;
-          }
-          if (text[i] !== "]") fail(`expected , or ] but ${found()}`);
-          i++;
-          break;
-        }
-    } else if (text[i] === '"') str();
-    else {
-      const m = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/.exec(
-        text.slice(i, i + 400),
-      );
-      if (!m) fail(`expected a value but ${found()}`);
-      i += m[0].length;
-    }
-    node.end = i;
-    return node;
-  }
-  const root = value();
-  ws();
-  if (i < text.length) fail(`unexpected text after the end: ${found()}`);
-  return root;
-}
-
-/** Where `path` (like `tools[2].inputSchema.type`) is in valid JSON text: [start, end] of its key and value. */
-export function locate(text, path, message = "") {
-  let node;
-  try {
-    node = parseTree(text);
-  } catch {
-    return null;
-  }
-  const segments = [];
-  if (path && path !== "(root)") {
-    for (const m of path.matchAll(/\[(\d+)\]|([^.[\]]+)/g))
-      segments.push(m[1] !== undefined ? Number(m[1]) : m[2]);
-  }
-  for (const seg of segments) {
-    const next = typeof seg === "number" ? node.items?.[seg] : node.keys?.get(seg);
-    if (!next) break;
-    node = next;
-  }
-  // An unknown key is reported on its object: point at the key itself when the message names it.
-  const named = /"([^"]+)"/.exec(message)?.[1];
-  if (node.keys && named && node.keys.has(named)) node = node.keys.get(named);
-  const nested = Boolean(node.keys || node.items);
-  if (node.keyStart !== undefined) return nested ? [node.keyStart, node.keyEnd] : [node.keyStart, node.end];
-  return nested ? [node.start, node.start + 1] : [node.start, node.end];
-}
-
-function lineOf(text, offset) {
-  return text.slice(0, offset).split("\n").length;
-}
-
-function selectRange(start, end) {
-  const area = $("manifest");
+function selectRange(start: number, end: number) {
   area.focus();
   area.setSelectionRange(start, end);
   // Scroll the selection into view: browsers do not always do it for a programmatic selection.
@@ -443,12 +344,18 @@ function selectRange(start, end) {
   area.scrollTop = Math.max(0, (line - 3) * lineHeight);
 }
 
-function showIssues(summary, issues, text = "") {
-  const box = $("manifest-issues");
-  $("manifest-error-summary").textContent = summary;
-  $("manifest-issue-list").replaceChildren(
+/** An issue to list; `range` (when known) is what "Go to" selects in the text. */
+interface ShownIssue extends ApiIssue {
+  range?: [number, number] | null;
+}
+
+function showIssues(summary: string, issues: ShownIssue[], text = "") {
+  const box = byId("manifest-issues");
+  byId("manifest-error-summary").textContent = summary;
+  byId("manifest-issue-list").replaceChildren(
     ...issues.map((issue) => {
-      const range = "range" in issue ? issue.range : text ? locate(text, issue.path, issue.message) : null;
+      const range =
+        issue.range !== undefined ? issue.range : text ? locate(text, issue.path, issue.message) : null;
       return h(
         "li",
         {},
@@ -470,69 +377,83 @@ function showIssues(summary, issues, text = "") {
     }),
   );
   box.hidden = false;
-  $("manifest").setAttribute("aria-invalid", "true");
+  area.setAttribute("aria-invalid", "true");
   box.focus();
 }
 
-$("manifest-form").addEventListener("submit", async (event) => {
+const manifestForm = byId("manifest-form", HTMLFormElement);
+manifestForm.addEventListener("submit", async (event) => {
   event.preventDefault();
-  const site = store.sites()[host];
-  const text = $("manifest").value;
+  if (!host) return;
+  const which = host;
+  const site = store.sites()[which];
+  const text = area.value;
   clearIssues();
   if (!text.trim()) {
     showIssues("The manifest is empty. Paste it, upload it, or start from the example.", []);
     return;
   }
-  let manifest;
+  let manifest: { tools?: Array<{ name: string; title?: string }> };
   try {
     parseTree(text);
-    manifest = JSON.parse(text);
   } catch (e) {
-    const pos = typeof e.pos === "number" ? e.pos : null;
-    const column = pos === null ? 0 : pos - text.lastIndexOf("\n", pos - 1);
-    showIssues(
-      "This is not valid JSON.",
-      [
-        {
-          path: pos === null ? "(text)" : `line ${lineOf(text, pos)}, column ${column}`,
-          message: e.message,
-          range: pos === null ? null : [pos, Math.min(pos + 1, text.length)],
-        },
-      ],
-      text,
-    );
+    // Nesting deeper than the parser follows is the API's to judge (JSON.parse below still checks the text).
+    if (e instanceof JsonSyntaxError) {
+      showIssues(
+        "This is not valid JSON.",
+        [
+          {
+            path: `line ${lineOf(text, e.pos)}, column ${columnOf(text, e.pos)}`,
+            message: e.message,
+            range: [e.pos, Math.min(e.pos + 1, text.length)],
+          },
+        ],
+        text,
+      );
+      return;
+    }
+  }
+  try {
+    manifest = JSON.parse(text) as typeof manifest;
+  } catch (e) {
+    showIssues("This is not valid JSON.", [{ path: "(text)", message: messageOf(e), range: null }], text);
     return;
   }
   if (!site?.publisherKey) {
     showIssues(
-      `This browser has no publisher key for ${host}. Verify the origin again, or rotate with the key you saved.`,
+      `This browser has no publisher key for ${which}. Verify the origin again, or rotate with the key you saved.`,
       [],
     );
     return;
   }
-  const button = event.submitter ?? event.target.querySelector("button[type=submit]");
+  const button = submitter(event, manifestForm, "button[type=submit]");
   button.disabled = true;
   try {
-    const body = await api(`/api/sites/${encodeURIComponent(host)}/manifest`, {
+    const body = await api<PublishResultView>(`/api/sites/${encodeURIComponent(which)}/manifest`, {
       method: "PUT",
       token: site.publisherKey,
       text,
     });
     showPublished(body, manifest);
   } catch (e) {
+    const status = e instanceof ApiError ? e.status : 0;
+    const issues = e instanceof ApiError ? e.issues : [];
     const help =
-      e.status === 401
+      status === 401
         ? " The key may have been rotated elsewhere: verify the origin again to get a new one."
         : "";
-    showIssues(`${e.issues.length ? "The manifest has problems." : e.message}${help}`, e.issues, text);
+    showIssues(`${issues.length ? "The manifest has problems." : messageOf(e)}${help}`, issues, text);
   } finally {
     button.disabled = false;
   }
 });
 
-function showPublished(result, manifest) {
+function showPublished(
+  result: PublishResultView,
+  manifest: { tools?: Array<{ name: string; title?: string }> },
+) {
   const base = `/sites/${encodeURIComponent(result.host)}`;
-  $("done-body").replaceChildren(
+  byId("done-body").replaceChildren(
     h(
       "div",
       { class: "alert ok" },
@@ -546,7 +467,7 @@ function showPublished(result, manifest) {
             ? `Nothing new: this is version ${result.version} already.`
             : `Version ${result.version} is published.`,
         ),
-        ` ${result.toolCount} tool${result.toolCount === 1 ? "" : "s"} · SHA-256 `,
+        ` ${plural(result.toolCount, "tool")} · SHA-256 `,
         h("code", {}, result.sha256.slice(0, 12)),
       ),
     ),
@@ -554,7 +475,7 @@ function showPublished(result, manifest) {
     h(
       "ul",
       { class: "plain-list" },
-      ...manifest.tools.map((t) =>
+      ...(manifest.tools ?? []).map((t) =>
         h(
           "li",
           {},
@@ -571,43 +492,47 @@ function showPublished(result, manifest) {
     ),
   );
   reveal("done");
-  stepState("done", steps);
+  stepState("done", STEPS);
   focusStep("done");
 }
 
 // ---- Rotation -----------------------------------------------------------------------------------------
 
-const rotateHost = $("rotate-host");
+const rotateHost = byId("rotate-host", HTMLInputElement);
+const rotateKey = byId("rotate-key", HTMLInputElement);
 const fillRotateKey = () => {
   const key = store.sites()[rotateHost.value.trim()]?.publisherKey;
-  if (key) $("rotate-key").value = key;
+  if (key) rotateKey.value = key;
 };
 rotateHost.addEventListener("change", fillRotateKey);
 rotateHost.addEventListener("input", fillRotateKey);
 
-$("rotate-form").addEventListener("submit", async (event) => {
+byId("rotate-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const which = rotateHost.value.trim().toLowerCase();
-  const key = $("rotate-key").value.trim();
-  const box = $("rotate-error");
+  const key = rotateKey.value.trim();
+  const box = byId("rotate-error");
   showError(box, "");
   if (!which || !key) {
     showError(box, "Enter the site's host and its current publisher key.");
-    (which ? $("rotate-key") : rotateHost).focus();
+    (which ? rotateKey : rotateHost).focus();
     return;
   }
   try {
-    const body = await api(`/api/sites/${encodeURIComponent(which)}/keys`, { method: "POST", token: key });
+    const body = await api<PublisherKeyView>(`/api/sites/${encodeURIComponent(which)}/keys`, {
+      method: "POST",
+      token: key,
+    });
     store.saveSite(which, { publisherKey: body.publisherKey });
     setCopy("rotated-key", body.publisherKey);
-    $("rotate-result").hidden = false;
-    $("rotate-key").value = "";
-    if (which === host && !$("key-body").hidden) setCopy("publisher-key", body.publisherKey);
+    byId("rotate-result").hidden = false;
+    rotateKey.value = "";
+    if (which === host && !byId("key-body").hidden) setCopy("publisher-key", body.publisherKey);
     renderMySites();
     announce("A new publisher key was issued; the previous one no longer works.");
-    $("rotated-key").closest(".copy-value")?.querySelector("button")?.focus();
+    byId("rotated-key").closest(".copy-value")?.querySelector("button")?.focus();
   } catch (e) {
-    showError(box, e.message);
+    showError(box, messageOf(e));
     box.setAttribute("tabindex", "-1");
     box.focus();
   }
@@ -616,10 +541,11 @@ $("rotate-form").addEventListener("submit", async (event) => {
 // ---- Start --------------------------------------------------------------------------------------------
 
 renderMySites();
-const wanted = new URLSearchParams(location.search).get("host") ?? store.get("publish-current", null);
-const known = wanted ? store.sites()[wanted] : null;
-if (known?.claim && !known.publisherKey) {
+const query = new URLSearchParams(location.search);
+const wanted = query.get("host") ?? store.get<string | null>("publish-current", null);
+const known = wanted ? store.sites()[wanted] : undefined;
+if (wanted && known?.claim && !known.publisherKey) {
   showChallenge(wanted, false);
-} else if (known?.publisherKey && new URLSearchParams(location.search).has("host")) {
+} else if (wanted && known?.publisherKey && query.has("host")) {
   openManifest(wanted);
 } else stepState("register");
