@@ -3,7 +3,12 @@
 import { Notice } from "./components.js";
 import { Layout } from "./layout.js";
 
-export function SignInPage(props: { returnTo: string | undefined; scripts: string[] }) {
+export function SignInPage(props: {
+  returnTo: string | undefined;
+  scripts: string[];
+  /** Set when the hub is opened by an IP address, where browsers refuse passkeys: the same page on localhost. */
+  localhostUrl?: string;
+}) {
   return (
     <Layout
       title="Sign in"
@@ -18,6 +23,14 @@ export function SignInPage(props: { returnTo: string | undefined; scripts: strin
           unlocks it with its screen lock or a security key. No password, no email.
         </p>
       </header>
+      {props.localhostUrl ? (
+        <div id="ip-host-notice">
+          <Notice kind="info" title="Passkeys need a host name, not an IP address.">
+            Browsers refuse passkeys on an address like this one. Open the hub as{" "}
+            <a href={props.localhostUrl}>{props.localhostUrl}</a> instead.
+          </Notice>
+        </div>
+      ) : null}
       <noscript>
         <Notice kind="info" title="Passkeys need JavaScript.">
           Signing in asks your browser for a passkey, which only a script can do. Channels and sites also work

@@ -230,7 +230,12 @@ pageRoutes.get("/signin", async (c) => {
   const returnTo = safeReturnTo(c.req.query("return_to"), hubOrigin(c));
   // Already signed in: straight on (the OAuth consent page sends people here first).
   if (await currentAccount(c)) return c.redirect(returnTo ?? "/account", 303);
-  return renderPage(c, <SignInPage returnTo={returnTo} scripts={["account"]} />);
+  const url = new URL(c.req.url);
+  // 127.0.0.1 (how `npm start` listens) is no valid WebAuthn relying party ID; localhost is.
+  const ipHost = /^\[|^\d+\.\d+\.\d+\.\d+$/.test(url.hostname);
+  const port = url.port ? `:${url.port}` : "";
+  const localhostUrl = ipHost ? `${url.protocol}//localhost${port}${url.pathname}${url.search}` : undefined;
+  return renderPage(c, <SignInPage returnTo={returnTo} scripts={["account"]} localhostUrl={localhostUrl} />);
 });
 pageRoutes.get("/account", async (c) => {
   const account = await currentAccount(c);
