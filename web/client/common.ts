@@ -7,7 +7,6 @@
 // markup and texts shared with the server pages in web/shared, REST answer types in src/protocol/views.ts.
 import { COPY_TEXT } from "../shared/markup.js";
 import { $, announce, h } from "./lib/dom.js";
-import { store } from "./lib/store.js";
 import { enhanceTabs } from "./lib/tabs.js";
 
 async function copyText(text: string): Promise<boolean> {
@@ -96,14 +95,3 @@ function setupTheme(): void {
 document.addEventListener("click", (event) => void onCopyClick(event));
 enhance();
 setupTheme();
-
-// The page scripts not yet converted to TypeScript import these from /assets/common.js.
-export { ApiError, api } from "./lib/api.js";
-export { $, announce, h, showError, timeText } from "./lib/dom.js";
-export { enhanceTabs, store };
-/** The legacy signature: a past ISO time. */
-export { legacyAgo as ago };
-import { ago as sharedAgo } from "../shared/markup.js";
-function legacyAgo(iso: string): string {
-  return sharedAgo(Date.parse(iso), Date.now());
-}

@@ -94,3 +94,9 @@ export function timeText(iso: string): string {
 export function messageOf(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
+
+/** Replaces `el`'s children with `children` (null, undefined and false are left out, not shown as text). */
+export function fill(el: HTMLElement, ...children: Child[]): void {
+  el.replaceChildren();
+  append(el, children);
+}

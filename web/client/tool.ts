@@ -1,30 +1,62 @@
-// "Try it" on a tool's page: picks one of the channels this browser keeps, finds the tool among the tools
-// the channel's tabs offer (same origin, same original name), and calls it with POST /api/channels/:id/calls
-// and the channel's agent token, exactly as an agent would; then shows the result.
-import { $, ApiError, announce, api, h, showError, store } from "/assets/common.js";
+// Entry of /assets/tool.js: "Try it" on a tool's page. Picks one of the channels this browser keeps, finds
+// the tool among the tools the channel's tabs offer (same origin, same original name), and calls it with
+// POST /api/channels/:id/calls and the channel's agent token, exactly as an agent would; then shows the result.
+import type { ChannelSnapshot, PlainCallResult } from "../../src/protocol/views.js";
+import type { ContentBlock } from "../../src/protocol/results.js";
+import { ApiError, api } from "./lib/api.js";
+import { $, announce, byId, fill, h, messageOf, showError, type Child } from "./lib/dom.js";
+import { store } from "./lib/store.js";
 
 const section = $("try");
-if (section) setup();
+if (section) setup(section);
 
-function setup() {
-  const origin = section.dataset.origin;
-  const toolName = section.dataset.tool;
+const STATUS_HELP: Record<string, string> = {
+  denied: "You (or someone at the tab) declined the call.",
+  disconnected: "The tab closed or lost its connection during the call. Reopen it and try again.",
+  timeout: "No answer in time. Was an approval dialog left open in the tab?",
+  invalid: "The arguments did not match the tool's input schema.",
+  cancelled: "The call was cancelled.",
+  error: "The tool reported a failure.",
+};
+
+function pagesOf(raw: string | undefined): string[] {
+  try {
+    const pages: unknown = JSON.parse(raw || "[]");
+    return Array.isArray(pages) ? pages.filter((p): p is string => typeof p === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+function setup(section: HTMLElement) {
+  const origin = section.dataset.origin ?? "";
+  const toolName = section.dataset.tool ?? "";
   const readOnly = section.dataset.readonly === "true";
-  const pages = JSON.parse(section.dataset.pages || "[]");
-  const form = $("try-form");
-  const select = $("try-channel");
-  const run = $("try-run");
-  const status = $("try-status");
-  const result = $("try-result");
-  const preview = $("try-args");
-  const fields = [...form.querySelectorAll("[data-arg]")];
+  const pages = pagesOf(section.dataset.pages);
+  const form = byId("try-form", HTMLFormElement);
+  const select = byId("try-channel", HTMLSelectElement);
+  const run = byId("try-run", HTMLButtonElement);
+  const status = byId("try-status");
+  const result = byId("try-result");
+  const preview = byId("try-args");
+  const fields = [
+    ...form.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>("[data-arg]"),
+  ];
   const channels = store.channels();
 
-  const setStatus = (kind, ...content) => {
+  const setStatus = (kind: string, ...content: Child[]) => {
     status.className = `alert ${kind}`;
-    status.replaceChildren(...content);
+    // Only nodes and text: a null (a part left out) must not show as the text "null".
+    status.replaceChildren(
+      ...content.flatMap((c) => (c instanceof Node || typeof c === "string" ? [c] : [])),
+    );
     status.hidden = content.length === 0;
   };
+
+  function pageLink() {
+    const path = pages[0] ?? "/";
+    return h("a", { href: origin + path, target: "_blank", rel: "noopener" }, origin + path);
+  }
 
   select.replaceChildren();
   if (channels.length === 0) {
@@ -54,28 +86,26 @@ function setup() {
   select.disabled = false;
   run.disabled = false;
 
-  function pageLink() {
-    const path = pages[0] ?? "/";
-    return h("a", { href: origin + path, target: "_blank", rel: "noopener" }, origin + path);
-  }
-
   const channel = () => store.channel(select.value);
-  let exposedName = null;
+  let exposedName: string | null = null;
 
   /** Looks for this tool among the channel's live tools; explains what to do when it is not there. */
-  async function check() {
+  async function check(): Promise<boolean> {
     const ch = channel();
     exposedName = null;
     if (!ch) return false;
     setStatus("info", h("p", {}, "Checking which tabs are connected to ", h("strong", {}, ch.name), "…"));
-    let snapshot;
+    let snapshot: ChannelSnapshot;
     try {
-      snapshot = await api(`/api/channels/${encodeURIComponent(ch.id)}`, { token: ch.ownerKey });
+      snapshot = await api<ChannelSnapshot>(`/api/channels/${encodeURIComponent(ch.id)}`, {
+        token: ch.ownerKey,
+      });
     } catch (e) {
+      const gone = e instanceof ApiError && (e.status === 401 || e.status === 404);
       setStatus(
         "error",
-        h("p", {}, "Could not read the channel: ", e.message),
-        e.status === 401 || e.status === 404
+        h("p", {}, "Could not read the channel: ", messageOf(e)),
+        gone
           ? h(
               "p",
               {},
@@ -144,11 +174,11 @@ function setup() {
   void check();
 
   /** The arguments object from the form, or null after marking the fields that are wrong. */
-  function collect(mark) {
-    const args = {};
-    let firstBad = null;
+  function collect(mark: boolean): Record<string, unknown> | null {
+    const args: Record<string, unknown> = {};
+    let firstBad: HTMLElement | null = null;
     for (const field of fields) {
-      const name = field.dataset.arg;
+      const name = field.dataset.arg ?? "";
       const kind = field.dataset.kind;
       const raw = field.value.trim();
       const error = $(`${field.id}-error`);
@@ -166,7 +196,7 @@ function setup() {
         try {
           args[name] = JSON.parse(raw);
         } catch (e) {
-          problem = `Not valid JSON: ${e.message}`;
+          problem = `Not valid JSON: ${messageOf(e)}`;
         }
       } else {
         args[name] = field.value;
@@ -197,7 +227,7 @@ function setup() {
     run.disabled = true;
     try {
       if (!(await check())) {
-        status.focus?.();
+        status.focus();
         announce("The tool is not connected. See the steps above.");
         return;
       }
@@ -222,43 +252,43 @@ function setup() {
         ),
       );
       const started = performance.now();
-      const body = await api(`/api/channels/${encodeURIComponent(ch.id)}/calls`, {
-        method: "POST",
-        token,
-        json: { name: exposedName, arguments: args },
-      });
-      renderResult(body.results[0], performance.now() - started);
+      const body = await api<{ results: PlainCallResult[] }>(
+        `/api/channels/${encodeURIComponent(ch.id)}/calls`,
+        {
+          method: "POST",
+          token,
+          json: { name: exposedName, arguments: args },
+        },
+      );
+      const call = body.results[0];
+      if (call) renderResult(call, performance.now() - started);
     } catch (e) {
-      const message = e instanceof ApiError ? e.message : String(e);
       result.replaceChildren(
-        h("div", { class: "alert error", role: "alert" }, h("strong", {}, "The call failed. "), message),
+        h("div", { class: "alert error", role: "alert" }, h("strong", {}, "The call failed. "), messageOf(e)),
       );
     } finally {
       run.disabled = false;
     }
   });
 
-  const STATUS_HELP = {
-    denied: "You (or someone at the tab) declined the call.",
-    disconnected: "The tab closed or lost its connection during the call. Reopen it and try again.",
-    timeout: "No answer in time. Was an approval dialog left open in the tab?",
-    invalid: "The arguments did not match the tool's input schema.",
-    cancelled: "The call was cancelled.",
-    error: "The tool reported a failure.",
-  };
+  function block(c: ContentBlock): HTMLElement {
+    if (c.type === "text") return h("pre", { class: "result-text", tabindex: 0 }, c.text);
+    if (c.type === "image")
+      return h("img", { src: `data:${c.mimeType};base64,${c.data}`, alt: "Image returned by the tool" });
+    if (c.type === "resource") {
+      const text = "text" in c.resource && typeof c.resource.text === "string" ? c.resource.text : null;
+      return h("pre", { tabindex: 0 }, text ?? JSON.stringify(c.resource, null, 2));
+    }
+    return h("pre", { tabindex: 0 }, JSON.stringify(c, null, 2));
+  }
 
-  function renderResult(call, ms) {
-    const r = call.result ?? {};
+  function renderResult(call: PlainCallResult, ms: number) {
+    const r = call.result;
     const ok = call.status === "ok" && !r.isError;
-    const blocks = (r.content ?? []).map((c) => {
-      if (c.type === "text") return h("pre", { class: "result-text", tabindex: 0 }, c.text);
-      if (c.type === "image")
-        return h("img", { src: `data:${c.mimeType};base64,${c.data}`, alt: "Image returned by the tool" });
-      if (c.type === "resource")
-        return h("pre", { tabindex: 0 }, c.resource?.text ?? JSON.stringify(c.resource, null, 2));
-      return h("pre", { tabindex: 0 }, JSON.stringify(c, null, 2));
-    });
-    result.replaceChildren(
+    const blocks = (r.content ?? []).map(block);
+    // `fill`, not replaceChildren: the parts left out (null) must not show as the text "null".
+    fill(
+      result,
       h(
         "div",
         { class: `alert ${ok ? "ok" : "error"}`, role: ok ? "status" : "alert" },
