@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { defineConfig } from "vitest/config";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { startFakeOrigins } from "./test/support/fake-origins.js";
+import { cimdOutbound } from "./test/support/cimd-outbound.js";
 
 const migrations = await readD1Migrations("./migrations");
 const deployedLimits = deployedRateLimits();
@@ -39,7 +40,40 @@ export default defineConfig({
         test: {
           name: "worker",
           include: ["test/worker/**/*.test.ts"],
+          // Their own project: they need the outbound hook below.
+          exclude: ["test/worker/oauth*.test.ts"],
           setupFiles: ["./test/worker/apply-migrations.ts"],
+        },
+      },
+      {
+        // OAuth (src/worker/oauth): like "worker", plus an outbound hook that serves Client ID Metadata
+        // Documents at https://<port>.cimd.test/… from the fake origin on that loopback port (the library
+        // fetches only https client ids; see test/support/cimd-outbound.ts).
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              outboundService: cimdOutbound,
+              ratelimits: {
+                AGENT_CALLS: { namespace_id: "1102", simple: { limit: 1_000_000, period: 10 } },
+                AGENT_CALLS_AS_DEPLOYED: { namespace_id: "9102", simple: deployedLimits.AGENT_CALLS! },
+              },
+              bindings: {
+                TEST_MIGRATIONS: migrations,
+                FAKE_ORIGINS_URL: fake.controlUrl,
+                DOH_URL: fake.dohUrl,
+                ALLOW_PRIVATE_ORIGINS: "true",
+                DEPLOYED_RATE_LIMITS: JSON.stringify(deployedLimits),
+                FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",
+              },
+            },
+          }),
+        ],
+        test: {
+          name: "worker-oauth",
+          include: ["test/worker/oauth*.test.ts"],
+          setupFiles: ["./test/worker/apply-migrations.ts"],
+          testTimeout: 30_000,
         },
       },
       {

@@ -13,3 +13,4 @@ export * from "./frames.js";
 export * from "./channels.js";
 export * from "./function-calls.js";
 export * from "./accounts.js";
+export * from "./oauth.js";

@@ -11,6 +11,7 @@ import { toolRoutes } from "./routes/tools.js";
 import { channelRoutes, pairRoutes } from "./routes/channels.js";
 import { mcpRoutes, relayRoutes } from "./routes/relay.js";
 import { accountRoutes } from "./routes/account.js";
+import { oauthRoutes } from "./oauth/routes.js";
 import { pageRoutes } from "../../web/pages/routes.js";
 
 export function createApp() {
@@ -52,6 +53,8 @@ export function createApp() {
   app.route("/api/account", accountRoutes);
   app.route("/relay", relayRoutes);
   app.route("/mcp", mcpRoutes);
+  // OAuth for agents: metadata, token, registration and the authorize (consent) page.
+  app.route("/", oauthRoutes);
   app.route("/", pageRoutes);
 
   app.notFound(async (c) => {

@@ -18,6 +18,7 @@ declare namespace Cloudflare {
 		IDLE_CHANNEL_DAYS: "90";
 		ANON_WRITES: RateLimit;
 		AGENT_CALLS: RateLimit;
+		OAUTH_KV: KVNamespace;
 		/** Not in wrangler.toml: set with `--var RATE_LIMIT_SCALE:n` by local benches only. */
 		RATE_LIMIT_SCALE?: string;
 	}

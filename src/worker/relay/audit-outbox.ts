@@ -8,6 +8,8 @@ export interface AuditRow {
   channelId: string;
   seq: number;
   agentTokenId: string | null;
+  /** The agent's name when it called: its token's label, or the OAuth client's name (absent on older rows). */
+  agentLabel?: string | null;
   providerId: string | null;
   providerLabel: string | null;
   origin: string | null;
@@ -25,6 +27,7 @@ const COLUMNS = [
   "channel_id",
   "seq",
   "agent_token_id",
+  "agent_label",
   "provider_id",
   "provider_label",
   "origin",
@@ -83,6 +86,7 @@ export class AuditOutbox {
         r.channelId,
         r.seq,
         r.agentTokenId,
+        r.agentLabel ?? null,
         r.providerId,
         r.providerLabel,
         r.origin,

@@ -593,6 +593,7 @@ export class ChannelRelay extends DurableObject<Env> {
       channelId: this.channelId,
       seq,
       agentTokenId: req.agentTokenId,
+      agentLabel: req.agentLabel.slice(0, 200),
       providerId,
       providerLabel: exposed?.label ?? null,
       origin: exposed?.origin ?? null,

@@ -37,6 +37,7 @@ import { relayOf } from "../channels/relay-stub.js";
 import { currentAccount, requireHubOrigin } from "../accounts/session.js";
 import { createOwnerKey, listOwnerKeys, revokeOwnerKey } from "../accounts/ownership.js";
 import { CreateOwnerKeyBodySchema } from "../../protocol/index.js";
+import { listConnectedApps, revokeConnectedApp } from "../oauth/connected-apps.js";
 
 declare module "hono" {
   interface ContextVariableMap {
@@ -131,6 +132,20 @@ channelRoutes.delete("/:id/providers/:tokenId", owner, async (c) => {
   await revokeProviderToken(c.var.db, channel, tokenId, c.var.now);
   const closedConnections = await relayOf(c.env, channel).revokeProvider(tokenId);
   return c.json({ revoked: tokenId, closedConnections });
+});
+
+// Connected apps: the OAuth clients the owning account let use this channel (src/worker/oauth).
+channelRoutes.get("/:id/connected-apps", owner, async (c) => {
+  return c.json({ connectedApps: await listConnectedApps(c.env, hubOrigin(c), c.var.ownedChannel) });
+});
+
+channelRoutes.delete("/:id/connected-apps/:grantId", owner, async (c) => {
+  const channel = c.var.ownedChannel;
+  const grantId = c.req.param("grantId") ?? "";
+  await revokeConnectedApp(c.env, hubOrigin(c), channel, grantId);
+  // Its tokens are gone; its open MCP sessions and GET streams end now too (they are keyed `oauth:<grantId>`).
+  const closedSessions = await relayOf(c.env, channel).revokeAgent(`oauth:${grantId}`);
+  return c.json({ revoked: grantId, closedSessions });
 });
 
 channelRoutes.get("/:id/owner-keys", owner, async (c) => {

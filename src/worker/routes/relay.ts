@@ -18,6 +18,9 @@ import {
 } from "../relay/channel-relay.js";
 import { REAUTH_HEADER } from "../relay/mcp-sessions.js";
 import { configOf } from "./channels.js";
+import { consumeRateLimit } from "../http/rate-limit.js";
+import { authenticateOAuthAgent, bearerChallenge } from "../oauth/bearer.js";
+import { noteGrantUse } from "../oauth/connected-apps.js";
 
 export const relayRoutes = new Hono<AppEnv>();
 export const mcpRoutes = new Hono<AppEnv>();
@@ -103,7 +106,11 @@ function refuseInBand(e: HubError): Response {
  * that fails (unknown session, another token) does the request come back here for the full check, which
  * answers a bad token with 401/403 and an unknown session with 404.
  */
-async function forwardMcp(c: Context<AppEnv>, token: string | undefined): Promise<Response> {
+async function forwardMcp(
+  c: Context<AppEnv>,
+  token: string | undefined,
+  viaPath = false,
+): Promise<Response> {
   const channelId = c.req.param("channelId")!;
   const headers = new Headers(c.req.raw.headers);
   for (const h of [HEADER_CHANNEL, HEADER_PROVIDER, HEADER_AGENT, HEADER_AGENT_HASH, "authorization"])
@@ -122,7 +129,7 @@ async function forwardMcp(c: Context<AppEnv>, token: string | undefined): Promis
     if (response.headers.get(REAUTH_HEADER)) response = undefined;
   }
   if (!response) {
-    const agent = await authenticateAgent(c.var.db, channelId, token);
+    const agent = await authenticateMcpAgent(c, channelId, token, viaPath);
     response = await forward({
       [HEADER_CHANNEL]: JSON.stringify(configOf(agent.channel)),
       [HEADER_AGENT]: JSON.stringify({
@@ -134,6 +141,32 @@ async function forwardMcp(c: Context<AppEnv>, token: string | undefined): Promis
   }
   // Copy so the origin guard's CORS headers can be added.
   return new Response(response.body, response);
+}
+
+/**
+ * Who an MCP request that opens a session (or is not in one) comes from: an agent token (`wha_`, in the
+ * header or the capability URL's path), or an OAuth access token for this channel, which names the agent by
+ * its OAuth client and is counted per grant. No credential at all gets 401 with the Bearer challenge that
+ * points OAuth clients at the channel's protected-resource metadata (RFC 9728), and the usual JSON body.
+ */
+async function authenticateMcpAgent(
+  c: Context<AppEnv>,
+  channelId: string,
+  token: string | undefined,
+  viaPath: boolean,
+) {
+  const hub = new URL(c.req.url).origin;
+  if (!token)
+    throw new HubError(
+      "unauthorized",
+      "Connect with OAuth (this URL's metadata names the authorization server), or send the channel's agent token as `Authorization: Bearer wha_…`.",
+      { headers: { "www-authenticate": bearerChallenge(hub, channelId) } },
+    );
+  if (viaPath || looksLike("agent", token)) return authenticateAgent(c.var.db, channelId, token);
+  const agent = await authenticateOAuthAgent(c.env, c.var.db, hub, channelId, token);
+  await consumeRateLimit(c.env, "AGENT_CALLS", `agent:${agent.agentTokenId}`, "requests with this app's access");
+  await noteGrantUse(c.env.OAUTH_KV, agent.grantId, c.var.now);
+  return agent;
 }
 
 mcpRoutes.use("/:channelId", mcpOriginGuard());
@@ -149,4 +182,6 @@ mcpRoutes.use(
 mcpRoutes.on(["GET", "POST", "DELETE"], "/:channelId", (c) =>
   forwardMcp(c, bearerToken(c.req.header("authorization"))),
 );
-mcpRoutes.on(["GET", "POST", "DELETE"], "/:channelId/k/:token", (c) => forwardMcp(c, c.req.param("token")));
+mcpRoutes.on(["GET", "POST", "DELETE"], "/:channelId/k/:token", (c) =>
+  forwardMcp(c, c.req.param("token"), true),
+);

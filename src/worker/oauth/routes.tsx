@@ -1,0 +1,369 @@
+// The OAuth routes: authorization server metadata (RFC 8414), each channel's protected-resource metadata
+// (RFC 9728), the token and registration endpoints (the library's, behind the hub's rate limits), and the
+// authorize endpoint, which is the hub's own page: sign in, pick a channel if the client named none, consent.
+import { Hono } from "hono";
+import type { Child } from "hono/jsx";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import {
+  AuthorizationError,
+  CimdFetchError,
+  authorizationErrorRedirect,
+  type AuthRequest,
+} from "@cloudflare/workers-oauth-provider";
+import { eq } from "drizzle-orm";
+import { channels } from "../db/schema.js";
+import type { AppContext, AppEnv } from "../http/context.js";
+import { HubError } from "../http/errors.js";
+import { rateLimit } from "../http/rate-limit.js";
+import { currentAccount } from "../accounts/session.js";
+import { accountChannels } from "../accounts/ownership.js";
+import { CspNonce } from "../../../web/pages/layout.js";
+import {
+  AuthorizeProblemPage,
+  ChannelPickerPage,
+  ConsentPage,
+  type ConsentClient,
+} from "../../../web/pages/consent.js";
+import {
+  AS_METADATA_PATH,
+  AUTHORIZE_PATH,
+  PRM_PREFIX,
+  REGISTER_PATH,
+  TOKEN_PATH,
+  authorizationServer,
+  channelIdOfResource,
+  channelResource,
+  grantResource,
+  oauthAvailable,
+  tokenParts,
+  type GrantMetadata,
+  type GrantProps,
+} from "./authorization-server.js";
+import { protectedResourceMetadata } from "./bearer.js";
+
+export const oauthRoutes = new Hono<AppEnv>();
+
+const hubOf = (c: AppContext) => new URL(c.req.url).origin;
+/** The request's ExecutionContext as the library types it (the runtime's type has an optional `exports`). */
+const executionContext = (c: AppContext) => c.executionCtx as unknown as ExecutionContext<unknown>;
+
+async function renderPage(c: AppContext, node: Child, status?: ContentfulStatusCode, headers?: Headers) {
+  const res = await c.html(
+    <CspNonce.Provider value={c.get("secureHeadersNonce")}>{node}</CspNonce.Provider>,
+    status,
+  );
+  // The library's consent headers: its binding cookie and no-store (the frame rules are the hub's own already).
+  headers?.forEach((value, name) => {
+    const n = name.toLowerCase();
+    if (n === "set-cookie") res.headers.append(name, value);
+    else if (n === "cache-control") res.headers.set(name, value);
+  });
+  return res;
+}
+
+function requireOAuth(c: AppContext): string {
+  const hub = hubOf(c);
+  if (!oauthAvailable(hub))
+    throw new HubError(
+      "not_found",
+      `OAuth is available on https, or on http at a loopback address (localhost); this hub is reached as ${hub}. Use an agent token instead.`,
+    );
+  return hub;
+}
+
+async function channelRow(c: AppContext, id: string) {
+  return (await c.var.db.query.channels.findFirst({ where: eq(channels.id, id) })) ?? null;
+}
+
+// --- metadata --------------------------------------------------------------------------------------------
+
+oauthRoutes.get(AS_METADATA_PATH, async (c) => {
+  const hub = requireOAuth(c);
+  const res = await authorizationServer(hub, []).fetch(c.req.raw, c.env, executionContext(c));
+  if (!res.ok) return res;
+  // The same document for every channel: the registry this request built is no list of the hub's resources.
+  const metadata = (await res.json()) as Record<string, unknown>;
+  delete metadata.protected_resources;
+  return c.json(metadata, 200, { "access-control-allow-origin": "*", "cache-control": "max-age=300" });
+});
+
+oauthRoutes.get(`${PRM_PREFIX}/mcp/:channelId`, (c) => {
+  const hub = requireOAuth(c);
+  const id = c.req.param("channelId");
+  if (!channelIdOfResource(hub, channelResource(hub, id)))
+    throw new HubError("not_found", "No such protected resource: channel ids are letters, digits, - and _.");
+  return c.json(protectedResourceMetadata(hub, id), 200, {
+    "access-control-allow-origin": "*",
+    "cache-control": "max-age=300",
+  });
+});
+oauthRoutes.options(`${PRM_PREFIX}/mcp/:channelId`, (c) =>
+  c.body(null, 204, {
+    "access-control-allow-origin": "*",
+    "access-control-allow-methods": "GET, OPTIONS",
+    "access-control-allow-headers": "mcp-protocol-version",
+  }),
+);
+
+// --- token and registration (the library's endpoints) ----------------------------------------------------
+
+oauthRoutes.post(
+  TOKEN_PATH,
+  rateLimit({ limiter: "ANON_WRITES", action: "oauth-token", what: "token requests from your address" }),
+);
+oauthRoutes.post(
+  REGISTER_PATH,
+  rateLimit({
+    limiter: "ANON_WRITES",
+    action: "oauth-register",
+    what: "client registrations from your address",
+  }),
+);
+
+/**
+ * The resources a token request can concern (see authorization-server.ts): the channel it names, and the
+ * channel its code's or refresh token's grant is bound to, while that channel exists and belongs to the
+ * account that granted it.
+ */
+async function tokenRequestResources(c: AppContext, hub: string): Promise<string[]> {
+  if (c.req.method !== "POST") return [];
+  const length = Number(c.req.header("content-length") ?? "0");
+  if (length > 64 * 1024) return [];
+  const body = new URLSearchParams(new TextDecoder().decode(await c.req.raw.clone().arrayBuffer()));
+  const resources: string[] = [];
+  const named = body.getAll("resource");
+  if (named.length === 1) {
+    const id = channelIdOfResource(hub, named[0]!);
+    if (id && (await channelRow(c, id))) resources.push(channelResource(hub, id));
+  }
+  const credential = body.get("code") ?? body.get("refresh_token") ?? body.get("token");
+  const parts = credential ? tokenParts(credential) : null;
+  if (parts) {
+    const stored = await grantResource(c.env.OAUTH_KV, parts.userId, parts.grantId);
+    const id = stored ? channelIdOfResource(hub, stored) : null;
+    const row = id ? await channelRow(c, id) : null;
+    if (stored && row && row.accountId === parts.userId) resources.push(stored);
+  }
+  return resources;
+}
+
+async function libraryEndpoint(c: AppContext): Promise<Response> {
+  const hub = requireOAuth(c);
+  const resources = c.req.path === TOKEN_PATH ? await tokenRequestResources(c, hub) : [];
+  return authorizationServer(hub, resources).fetch(c.req.raw, c.env, executionContext(c));
+}
+oauthRoutes.on(["POST", "OPTIONS", "GET"], TOKEN_PATH, libraryEndpoint);
+oauthRoutes.on(["POST", "OPTIONS", "GET"], REGISTER_PATH, libraryEndpoint);
+
+// --- authorize ------------------------------------------------------------------------------------------
+
+function problem(c: AppContext, status: ContentfulStatusCode, title: string, body: Child, denyUrl?: string) {
+  return renderPage(
+    c,
+    <AuthorizeProblemPage title={title} denyUrl={denyUrl}>
+      {body}
+    </AuthorizeProblemPage>,
+    status,
+  );
+}
+
+/** Errors of the authorize endpoint: back to the client only once it and its redirect URI are validated. */
+function authorizeFailure(c: AppContext, e: unknown): Response | Promise<Response> {
+  if (e instanceof AuthorizationError && e.redirectTo) return c.redirect(e.redirectTo, 302);
+  if (e instanceof AuthorizationError)
+    return problem(
+      c,
+      400,
+      "This app's request cannot be used",
+      <p>
+        {e.description} ({e.code}). The app sent a request the hub cannot answer; nothing was granted. Try
+        connecting again from the app, or tell its makers.
+      </p>,
+    );
+  if (e instanceof CimdFetchError)
+    return problem(
+      c,
+      400,
+      "This app could not be verified",
+      <p>
+        The app names itself by a web address (<code>{e.metadataUrl}</code>) whose description could not be
+        read or is not valid, so the hub cannot tell who it is. Nothing was granted.
+      </p>,
+    );
+  throw e;
+}
+
+function clientOf(d: {
+  clientName: string;
+  clientDomain?: string;
+  redirectHost: string;
+  redirectIsLoopback: boolean;
+}): ConsentClient {
+  return {
+    clientName: d.clientName,
+    clientDomain: d.clientDomain,
+    redirectHost: d.redirectHost,
+    redirectIsLoopback: d.redirectIsLoopback,
+  };
+}
+
+oauthRoutes.get(AUTHORIZE_PATH, async (c) => {
+  const hub = requireOAuth(c);
+  const url = new URL(c.req.url);
+  const named = url.searchParams.getAll("resource");
+  const account = await currentAccount(c);
+  const owned = named.length === 0 && account ? await accountChannels(c.var.db, account.id) : [];
+  let resources: string[] = [];
+  if (named.length === 1) {
+    const id = channelIdOfResource(hub, named[0]!);
+    if (id && (await channelRow(c, id))) resources = [channelResource(hub, id)];
+  } else if (named.length === 0) {
+    resources = owned.map((ch) => channelResource(hub, ch.id));
+  }
+  const oauth = authorizationServer(hub, resources, resources[0]).getOAuthApi(c.env);
+  let request: AuthRequest;
+  let client: ConsentClient;
+  try {
+    request = await oauth.parseAuthRequest(c.req.raw);
+    if (!account) {
+      return c.redirect(`/signin?return_to=${encodeURIComponent(url.pathname + url.search)}`, 303);
+    }
+    client = clientOf(await oauth.describeConsent(request));
+  } catch (e) {
+    return authorizeFailure(c, e);
+  }
+  const denyUrl = authorizationErrorRedirect(request, "access_denied");
+  if (named.length === 0) {
+    if (owned.length === 0)
+      return problem(
+        c,
+        200,
+        "You have no channel yet",
+        <p>
+          {client.clientName} asks to use one of your channels, and your account has none. Create one on the{" "}
+          <a href="/channels">Channels</a> page (or claim one you made before on{" "}
+          <a href="/account">your account</a>), then connect again from the app.
+        </p>,
+        denyUrl,
+      );
+    return renderPage(
+      c,
+      <ChannelPickerPage
+        client={client}
+        params={[...url.searchParams].filter(([name]) => name !== "resource")}
+        channels={owned.map((ch) => ({ id: ch.id, name: ch.name, resource: channelResource(hub, ch.id) }))}
+        denyUrl={denyUrl}
+      />,
+    );
+  }
+  const id = request.resource ? channelIdOfResource(hub, request.resource) : null;
+  const channel = id ? await channelRow(c, id) : null;
+  if (!channel) return c.redirect(authorizationErrorRedirect(request, "invalid_target"), 302);
+  if (channel.accountId === null)
+    return problem(
+      c,
+      200,
+      "Claim this channel first",
+      <p>
+        {client.clientName} asks to use channel <strong>{channel.name}</strong>, which no account owns yet.
+        Only the account that owns a channel can let apps use it. Claim it with its owner key (
+        <code>who_…</code>) on <a href="/account">your account</a> page, then connect again from the app.
+      </p>,
+      denyUrl,
+    );
+  if (channel.accountId !== account.id)
+    return problem(
+      c,
+      403,
+      "This channel belongs to another account",
+      <p>
+        {client.clientName} asks to use a channel that your account ({account.displayName}) does not own. Sign
+        in with the account that owns it, or use one of your own channels' MCP URLs.
+      </p>,
+      denyUrl,
+    );
+  const consent = await oauth.beginConsent(request);
+  return renderPage(
+    c,
+    <ConsentPage
+      client={client}
+      channel={{ id: channel.id, name: channel.name }}
+      handle={consent.handle}
+      account={account}
+    />,
+    200,
+    consent.headers,
+  );
+});
+
+oauthRoutes.post(AUTHORIZE_PATH, async (c) => {
+  const hub = requireOAuth(c);
+  // A consent form is the hub's own page: any other origin (or none) is refused before anything is read.
+  const origin = c.req.header("origin");
+  if (origin !== hub)
+    throw new HubError(
+      "forbidden",
+      `A consent decision must come from ${hub}'s own page; this request comes from ${origin ? `another origin (${origin})` : "no Origin"}.`,
+    );
+  const account = await currentAccount(c);
+  if (!account)
+    return problem(
+      c,
+      401,
+      "Sign in again",
+      <p>Your session ended before you decided. Nothing was granted; connect again from the app.</p>,
+    );
+  const form = await c.req.formData();
+  const handle = form.get("handle");
+  const decision = form.get("decision");
+  const oauth = authorizationServer(hub, []).getOAuthApi(c.env);
+  const expired = () =>
+    problem(
+      c,
+      400,
+      "This page has expired",
+      <p>
+        This consent page was already used, is older than ten minutes, or was opened in another browser.
+        Nothing was granted; connect again from the app.
+      </p>,
+    );
+  if (typeof handle !== "string" || handle.length === 0 || handle.length > 512) return expired();
+  try {
+    if (decision !== "approve") {
+      const denied = await oauth.denyConsent(c.req.raw, handle);
+      return new Response(null, { status: 302, headers: denied.headers });
+    }
+    const approved = await oauth.approveConsent(c.req.raw, handle);
+    const id = approved.request.resource ? channelIdOfResource(hub, approved.request.resource) : null;
+    const channel = id ? await channelRow(c, id) : null;
+    if (!channel || channel.accountId !== account.id) {
+      return problem(
+        c,
+        403,
+        "You cannot grant this channel",
+        <p>
+          Only the account that owns a channel can let an app use it, and this one is not yours (any more).
+          Nothing was granted.
+        </p>,
+        authorizationErrorRedirect(approved.request, "access_denied"),
+      );
+    }
+    const resource = channelResource(hub, channel.id);
+    const completing = authorizationServer(hub, [resource]).getOAuthApi(c.env);
+    const { clientName } = await completing.describeConsent(approved.request);
+    const metadata: GrantMetadata = { channelId: channel.id, clientName };
+    const props: GrantProps = { channelId: channel.id, accountId: account.id, clientName };
+    const { redirectTo } = await completing.completeAuthorization({
+      request: approved.request,
+      userId: account.id,
+      metadata,
+      scope: approved.request.scope,
+      props,
+    });
+    approved.headers.set("Location", redirectTo);
+    return new Response(null, { status: 302, headers: approved.headers });
+  } catch (e) {
+    if (e instanceof AuthorizationError && !e.redirectTo) return expired();
+    return authorizeFailure(c, e);
+  }
+});

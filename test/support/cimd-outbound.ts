@@ -1,0 +1,16 @@
+// The OAuth test pool's outbound fetch hook (vitest.config.ts, miniflare `outboundService`): the library
+// fetches Client ID Metadata Documents only from https URLs, so `https://<port>.cimd.test/<path>` is answered
+// by the fake origin listening on 127.0.0.1:<port> (test/support/fake-origins.ts, a real local HTTP server).
+// Every other request goes out unchanged. Redirects are passed back, never followed here.
+
+export async function cimdOutbound(request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  const m = /^(\d+)\.cimd\.test$/.exec(url.hostname);
+  const target =
+    m && url.protocol === "https:" ? `http://127.0.0.1:${m[1]}${url.pathname}${url.search}` : url.href;
+  const body =
+    request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer();
+  const headers = new Headers(request.headers);
+  headers.delete("host");
+  return fetch(target, { method: request.method, headers, body, redirect: "manual" });
+}
