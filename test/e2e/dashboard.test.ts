@@ -755,6 +755,47 @@ describe("the dashboard in Chromium", () => {
     await page.close();
   });
 
+  it("Try it shows a result without structured content as its content alone (no stray text)", async () => {
+    const page = await browser.newPage();
+    const channel = await createChannelInUi(page, "E2E try it, plain result");
+    const tabBrowser = await launchBrowser();
+    try {
+      // The demo's greet tool answers with text content only, after the user approves the call in the tab.
+      const tab = await tabBrowser.newPage();
+      await tab.goto(`${demoOrigin}/`);
+      await tab.waitForFunction(() => (window as { webmcpHub?: unknown }).webmcpHub !== undefined);
+      const codeInput = tab.locator("webmcp-hub-widget").getByLabel("Pairing code");
+      await codeInput.fill(channel.pairingCode);
+      await codeInput.press("Enter");
+      await tab.waitForFunction(
+        () => (window as { webmcpHub?: { status: string } }).webmcpHub?.status === "connected",
+        undefined,
+        { timeout: 15_000 },
+      );
+      await page.goto(`${hubUrl}/sites/${enc(demoHost)}/tools/greet`);
+      await page.getByLabel("Channel").selectOption(channel.id);
+      await poll(async () => squash(await page.locator("#try-status").textContent())).toContain("Ready.");
+      await page.getByLabel("name").fill("Ada");
+      await page.getByRole("button", { name: "Run greet" }).click();
+      await tab.locator('webmcp-hub-widget dialog [data-action="approve"]').click();
+      await poll(() => page.locator("#try-result .alert").textContent(), { timeout: 15_000 }).toMatch(
+        /^Done · \d+ ms/,
+      );
+      expect(await page.locator("#try-result pre").first().textContent()).toContain("Ada");
+      expect(await page.locator("#try-result details").count()).toBe(0);
+      // The part left out (no structured content) adds nothing: no text such as "null" beside the elements.
+      const strayText = await page
+        .locator("#try-result")
+        .evaluate((el) =>
+          [...el.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent),
+        );
+      expect(strayText).toEqual([]);
+    } finally {
+      await tabBrowser.close();
+    }
+    await page.close();
+  });
+
   it("every page fits a phone, ships at most 100 KiB of HTML, CSS and JS, and is saved as screenshots", async () => {
     const pages: Array<[string, string]> = [
       ["home", "/"],
