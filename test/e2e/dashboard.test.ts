@@ -784,11 +784,11 @@ describe("the dashboard in Chromium", () => {
       expect(await page.locator("#try-result pre").first().textContent()).toContain("Ada");
       expect(await page.locator("#try-result details").count()).toBe(0);
       // The part left out (no structured content) adds nothing: no text such as "null" beside the elements.
-      const strayText = await page
-        .locator("#try-result")
-        .evaluate((el) =>
-          [...el.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent),
-        );
+      const strayText = await page.locator("#try-result").evaluate((el) =>
+        Array.from(el.childNodes)
+          .filter((n) => n.nodeType === Node.TEXT_NODE)
+          .map((n) => n.textContent),
+      );
       expect(strayText).toEqual([]);
     } finally {
       await tabBrowser.close();
