@@ -68,6 +68,19 @@ describe("accounts with passkeys in Chromium", () => {
     await page.goto(`${hubUrl}/channels`);
     expect(await page.locator("#account-channel-list").textContent()).toContain("Accounts e2e channel");
 
+    // As on another device: this browser forgets the channel's keys, and the console still opens by the session.
+    const [owned] = (
+      (await (await page.request.get(`${hubUrl}/api/account/channels`)).json()) as {
+        channels: Array<{ id: string }>;
+      }
+    ).channels;
+    await page.evaluate(() => localStorage.clear());
+    await page.goto(`${hubUrl}/channels/${owned!.id}`);
+    await poll(() => page.locator("#console").isVisible()).toBe(true);
+    expect(await page.locator("#ch-missing").isVisible()).toBe(false);
+    await page.getByRole("button", { name: "New pairing code" }).click();
+    await poll(() => page.locator("#pair-code").textContent()).toMatch(/^[0-9A-Z]{4}-?[0-9A-Z]{4}$/);
+
     // A second passkey, on another authenticator (the first one's credential is excluded).
     await cdp.send("WebAuthn.removeVirtualAuthenticator", { authenticatorId: first });
     await addAuthenticator();

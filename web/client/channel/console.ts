@@ -1,4 +1,5 @@
-// The channel console on /channels/:id, driven by the owner key this browser keeps: the agent connection
+// The channel console on /channels/:id, driven by the owner key this browser keeps (or, for a channel of the
+// signed-in account, by its session): the agent connection
 // (MCP URL, token, client snippets), the pairing code and its countdown, live providers and tools
 // (GET /api/channels/:id every few seconds while visible), the audit log, agent tokens, forgetting the channel.
 import type {
@@ -43,15 +44,39 @@ export function pageLink(p: Pick<ProviderView, "kind" | "origin" | "page">): str
 
 export function consolePage(id: string, hub: string): void {
   const kept = store.channel(id);
-  if (!kept) {
-    byId("ch-missing").hidden = false;
-    byId("missing-form").addEventListener("submit", (event) => {
-      event.preventDefault();
-      const key = byId("missing-key", HTMLInputElement);
-      void openWithKey(id, key.value.trim(), byId("missing-error"), key);
-    });
+  if (kept) {
+    runConsole(kept, hub);
     return;
   }
+  // Not kept here: a channel of the signed-in account opens by the session cookie alone (no key sent);
+  // otherwise the owner key is asked for.
+  api<ChannelSnapshot>(`/api/channels/${encodeURIComponent(id)}`)
+    .then((body) => runConsole(sessionRecord(body), hub))
+    .catch(() => {
+      byId("ch-missing").hidden = false;
+      byId("missing-form").addEventListener("submit", (event) => {
+        event.preventDefault();
+        const key = byId("missing-key", HTMLInputElement);
+        void openWithKey(id, key.value.trim(), byId("missing-error"), key);
+      });
+    });
+}
+
+/** A channel the signed-in account owns, opened without an owner key: requests go with the session cookie. */
+function sessionRecord(body: ChannelSnapshot): KeptChannel {
+  return {
+    id: body.channel.id,
+    name: body.channel.name,
+    strictNames: body.channel.strictNames,
+    createdAt: body.channel.createdAt,
+    ownerKey: "",
+    mcpUrl: body.mcpUrl,
+    tokens: [],
+  };
+}
+
+function runConsole(kept: KeptChannel, hub: string): void {
+  const id = kept.id;
   let ch: KeptChannel = kept;
   byId("console").hidden = false;
   const params = new URLSearchParams(location.search);
@@ -63,7 +88,8 @@ export function consolePage(id: string, hub: string): void {
   byId("ch-name").textContent = ch.name;
   byId("ch-crumb").textContent = ch.name;
   if (ch.createdAt) byId("ch-created").textContent = `· created ${timeText(ch.createdAt)}`;
-  byId("owner-key").textContent = ch.ownerKey;
+  byId("owner-key").textContent = ch.ownerKey || "(not needed here: your account owns this channel)";
+  // Empty when opened by the account's session: then no Authorization header is sent and the cookie is used.
   const token = ch.ownerKey;
   const path = `/api/channels/${encodeURIComponent(id)}`;
 
