@@ -11,6 +11,7 @@ export async function cimdOutbound(request: Request): Promise<Response> {
   const body =
     request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer();
   const headers = new Headers(request.headers);
-  headers.delete("host");
+  // The body is re-sent whole: fetch sets its own length (a forwarded one is refused by undici).
+  for (const name of ["host", "content-length", "transfer-encoding", "connection"]) headers.delete(name);
   return fetch(target, { method: request.method, headers, body, redirect: "manual" });
 }

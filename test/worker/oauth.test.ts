@@ -1,7 +1,7 @@
 // OAuth 2.1 for the channel MCP endpoint, through the Worker: discovery, the authorization code flow with
 // PKCE and consent, tokens bound to one channel, refresh rotation, the MCP client naming the OAuth app, and
 // connected apps (listed, revoked, cut off at once).
-import { SELF } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { connectAgent, connectProvider, echoTool, type TestChannel } from "./relay-helpers.js";
 import {
@@ -143,5 +143,75 @@ describe("the authorization code flow", () => {
       client_id: clientId,
     });
     expect(again.status).toBe(200);
+  });
+});
+
+describe("connected apps", () => {
+  it("lists the app with its name and last use, names it in audit rows, and revoking it ends its open session at once", async () => {
+    const who = await owner();
+    const ch = await ownedChannel(who);
+    const provider = await connectProvider(asTestChannel(ch), { tools: [echoTool()] });
+    provider.serve(() => ({ content: [{ type: "text", text: "ok" }] }));
+    const { clientId } = await registerClient({ client_name: "Audit app" });
+    const { tokens } = await authorizeFully(who, ch, clientId);
+    const agent = await connectAgent(asTestChannel(ch), ch.resource, tokens.access_token);
+    await agent.callTool({ name: "echo", arguments: { text: "one" } });
+
+    const listed = await SELF.fetch(`${HUB}/api/channels/${ch.id}/connected-apps`, { headers: who.browser });
+    expect(listed.status).toBe(200);
+    const { connectedApps } = (await listed.json()) as {
+      connectedApps: Array<{
+        grantId: string;
+        clientId: string;
+        clientName: string;
+        grantedAt: string;
+        lastUsedAt: string | null;
+      }>;
+    };
+    expect(connectedApps).toHaveLength(1);
+    expect(connectedApps[0]).toMatchObject({ clientId, clientName: "Audit app" });
+    expect(connectedApps[0]!.lastUsedAt).not.toBeNull();
+    // The owner key sees the same list.
+    const byKey = await SELF.fetch(`${HUB}/api/channels/${ch.id}/connected-apps`, {
+      headers: { authorization: `Bearer ${ch.ownerKey}` },
+    });
+    expect(((await byKey.json()) as { connectedApps: unknown[] }).connectedApps).toHaveLength(1);
+
+    const audit = await SELF.fetch(`${HUB}/api/channels/${ch.id}/audit`, { headers: who.browser });
+    expect(audit.status).toBe(200);
+    const row = await env.DB.prepare("SELECT agent_token_id, agent_label FROM audit_log WHERE channel_id = ?")
+      .bind(ch.id)
+      .first<{ agent_token_id: string; agent_label: string }>();
+    expect(row).toEqual({ agent_token_id: `oauth:${connectedApps[0]!.grantId}`, agent_label: "Audit app" });
+
+    const revoked = await SELF.fetch(
+      `${HUB}/api/channels/${ch.id}/connected-apps/${connectedApps[0]!.grantId}`,
+      {
+        method: "DELETE",
+        headers: who.browser,
+      },
+    );
+    expect(revoked.status).toBe(200);
+    expect(await revoked.json()).toEqual({ revoked: connectedApps[0]!.grantId, closedSessions: 1 });
+    await expect(agent.callTool({ name: "echo", arguments: { text: "two" } })).rejects.toThrow();
+    const after = await SELF.fetch(`${HUB}/api/channels/${ch.id}/connected-apps`, { headers: who.browser });
+    expect(((await after.json()) as { connectedApps: unknown[] }).connectedApps).toEqual([]);
+    provider.close();
+  });
+
+  it("names an agent-token caller by its token's label in audit rows, as before", async () => {
+    const who = await owner();
+    const ch = await ownedChannel(who);
+    const provider = await connectProvider(asTestChannel(ch), { tools: [echoTool()] });
+    provider.serve(() => ({ content: [{ type: "text", text: "ok" }] }));
+    const agent = await connectAgent(asTestChannel(ch), ch.resource, ch.agentToken);
+    await agent.callTool({ name: "echo", arguments: { text: "one" } });
+    await SELF.fetch(`${HUB}/api/channels/${ch.id}/audit`, { headers: who.browser });
+    const row = await env.DB.prepare("SELECT agent_label FROM audit_log WHERE channel_id = ?")
+      .bind(ch.id)
+      .first<{ agent_label: string }>();
+    expect(row).toEqual({ agent_label: "default" });
+    await agent.close();
+    provider.close();
   });
 });
