@@ -83,8 +83,17 @@ stack.hub.exited.then((exit) => {
 const { urls, seeded } = stack;
 const status = seeded.unchanged ? "already current" : "published";
 const demo = (path) => new URL(path, urls.demoSite).href;
+// OAuth clients sign in through the browser; passkeys need a host name (not 127.0.0.1), so the URL to paste
+// uses localhost, where the consent page's session lives too.
+const localhost = (url) => url.replace("//127.0.0.1:", "//localhost:");
 console.log(`
 webmcp-hub is running.
+
+  Paste into an OAuth MCP client (Claude, ChatGPT, VS Code, Claude Code, mcp-remote):
+    ${localhost(channel.mcpUrl)}
+    The client opens ${localhost(urls.dashboard)}authorize: sign in with a passkey, then Allow. That channel is
+    anonymous: claim it on ${localhost(urls.dashboard)}account with its owner key below first, or create your
+    own channel while signed in (${localhost(urls.dashboard)}channels) and paste its MCP URL instead.
 
   Dashboard          ${urls.dashboard}
   Demo site on hub   ${urls.demoSitePage}  (verified over HTTP; manifest v${seeded.version}, ${seeded.toolCount} tools, ${status})
