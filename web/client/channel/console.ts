@@ -14,6 +14,7 @@ import { api } from "../lib/api.js";
 import { announce, byId, h, messageOf, showError, timeText } from "../lib/dom.js";
 import { store, type KeptChannel } from "../lib/store.js";
 import { auditLog } from "./audit.js";
+import { connectedApps } from "./connected-apps.js";
 import { submitButton } from "./list.js";
 import { openWithKey } from "./open.js";
 import { renderSnippets } from "./snippets.js";
@@ -387,6 +388,7 @@ function runConsole(kept: KeptChannel, hub: string): void {
 
   // -- Audit log --
   const audit = auditLog(path, token, () => snapshot?.agentTokens ?? []);
+  connectedApps(path, token);
 
   byId("forget-channel").addEventListener("click", () => {
     if (

@@ -1,0 +1,129 @@
+// The channel console's "Connected apps": the OAuth clients (Claude, ChatGPT, VS Code, …) the owning account
+// allowed to use this channel, when each was granted and last used, and Disconnect (revokes the grant and
+// ends the app's MCP sessions at once). Its own section after "Agent tokens"; console.ts starts it.
+import type {
+  ConnectedAppView,
+  ConnectedAppsResponse,
+  RevokedConnectedApp,
+} from "../../../src/protocol/index.js";
+import { ago, plural } from "../../shared/markup.js";
+import { api } from "../lib/api.js";
+import { announce, h, messageOf, showError, timeText } from "../lib/dom.js";
+
+const POLL_MS = 10_000;
+
+/** Adds the section to the console and keeps it current; `token` is the owner key ("" : the session cookie). */
+export function connectedApps(path: string, token: string): void {
+  const rows = h("tbody", { id: "app-rows" });
+  const summary = h("p", { class: "meta", id: "apps-summary" }, "Loading…");
+  const error = h("div", { id: "apps-error", class: "alert error", role: "alert", hidden: true });
+  const section = h(
+    "section",
+    { id: "connected-apps", "aria-labelledby": "apps-title" },
+    h("h2", { id: "apps-title" }, "Connected apps"),
+    h(
+      "p",
+      { class: "meta" },
+      "OAuth apps you allowed to use this channel by pasting its MCP URL. Disconnecting one revokes its access and ends its sessions at once; it must ask you again.",
+    ),
+    summary,
+    h(
+      "div",
+      { class: "table-wrap" },
+      h(
+        "table",
+        { class: "data stack" },
+        h("caption", { class: "sr-only" }, "Apps connected to this channel"),
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            h("th", { scope: "col" }, "App"),
+            h("th", { scope: "col" }, "Granted"),
+            h("th", { scope: "col" }, "Last used"),
+            h("th", { scope: "col" }, h("span", { class: "sr-only" }, "Actions")),
+          ),
+        ),
+        rows,
+      ),
+    ),
+    error,
+  );
+  const anchor = document.getElementById("tokens");
+  if (anchor) anchor.after(section);
+  else document.getElementById("console")?.append(section);
+
+  const since = (iso: string) => ago(Date.now() - Date.parse(iso), Date.now());
+
+  function render(apps: ConnectedAppView[]) {
+    summary.textContent = apps.length
+      ? `${apps.length} ${plural(apps.length, "app")} connected.`
+      : "No app is connected. Paste this channel's MCP URL into an OAuth MCP client to connect one.";
+    rows.replaceChildren(
+      ...apps.map((app) =>
+        h(
+          "tr",
+          {},
+          h(
+            "th",
+            { scope: "row", "data-label": "App" },
+            app.clientName,
+            /^https:\/\//.test(app.clientId)
+              ? h("span", { class: "meta" }, ` · ${new URL(app.clientId).hostname}`)
+              : "",
+          ),
+          h("td", { "data-label": "Granted" }, timeText(app.grantedAt)),
+          h("td", { "data-label": "Last used" }, app.lastUsedAt ? since(app.lastUsedAt) : "not yet"),
+          h(
+            "td",
+            { "data-label": "Actions" },
+            h(
+              "button",
+              {
+                type: "button",
+                class: "btn small danger",
+                onclick: () => void disconnect(app),
+                "aria-label": `Disconnect ${app.clientName}`,
+              },
+              "Disconnect",
+            ),
+          ),
+        ),
+      ),
+    );
+  }
+
+  async function load() {
+    try {
+      const body = await api<ConnectedAppsResponse>(`${path}/connected-apps`, { token });
+      showError(error, "");
+      render(body.connectedApps);
+    } catch (e) {
+      showError(error, `Could not read the connected apps: ${messageOf(e)}`);
+    }
+  }
+
+  async function disconnect(app: ConnectedAppView) {
+    if (!confirm(`Disconnect “${app.clientName}”? It loses access to this channel at once.`)) return;
+    try {
+      const body = await api<RevokedConnectedApp>(
+        `${path}/connected-apps/${encodeURIComponent(app.grantId)}`,
+        { method: "DELETE", token },
+      );
+      announce(
+        `${app.clientName} was disconnected; ${body.closedSessions} ${plural(body.closedSessions, "session")} ended.`,
+      );
+      await load();
+    } catch (e) {
+      showError(error, messageOf(e));
+    }
+  }
+
+  async function tick() {
+    if (document.visibilityState === "visible") await load();
+    setTimeout(() => void tick(), POLL_MS);
+  }
+  void tick();
+}
