@@ -2,6 +2,7 @@
 // (strict CSP, never framed), the API and MCP endpoints (nothing to render), and /bridge.js (any site's script).
 import type { Context, MiddlewareHandler } from "hono";
 import { NONCE, secureHeaders } from "hono/secure-headers";
+import { consentFormAction } from "../oauth/consent-csp.js";
 
 /**
  * - `page`: server-rendered pages and the dashboard's static files. Scripts run only with this response's
@@ -58,7 +59,8 @@ export function securityHeaders(): MiddlewareHandler {
         connectSrc: ["'self'"],
         objectSrc: ["'none'"],
         baseUri: ["'none'"],
-        formAction: ["'self'"],
+        // The OAuth consent form ends in a redirect to the client (src/worker/oauth/consent-csp.ts).
+        formAction: ["'self'", consentFormAction],
         frameAncestors: ["'none'"],
       },
       xFrameOptions: "DENY",
