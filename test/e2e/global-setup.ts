@@ -10,6 +10,7 @@ import { freePort } from "../../scripts/lib/ports.mjs";
 import { startStack } from "../../scripts/lib/stack.mjs";
 import { ROOT } from "../../scripts/lib/wrangler.mjs";
 import { findChromium } from "./browser.js";
+import { createTestTls } from "./test-tls.js";
 
 /** Three distinct free ports: the hub, the demo site, wrangler's inspector. */
 async function distinctFreePorts(count: number): Promise<number[]> {
@@ -31,6 +32,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await writeFile(join(dir, "e2e-wrangler.log"), wranglerLog.join("\n") + "\n");
   };
 
+  // A throwaway CA that `wrangler dev` trusts (miniflare adds NODE_EXTRA_CA_CERTS to workerd's outbound trust
+  // store): test/e2e/oauth.test.ts serves a Client ID Metadata Document over https on localhost with it.
+  const tls = createTestTls(persistTo);
+  process.env.NODE_EXTRA_CA_CERTS = tls.caFile;
+
   let stack;
   try {
     stack = await startStack({
@@ -49,6 +55,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide("hubUrl", stack.hub.url);
   project.provide("demoOrigin", stack.demo.origin);
   project.provide("demoHost", stack.seeded.host);
+  project.provide("localhostTls", { cert: tls.cert, key: tls.key });
 
   return async () => {
     await stack.stop();

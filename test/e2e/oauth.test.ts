@@ -5,6 +5,7 @@
 // mid-session. Then the official conformance suite's authorization scenarios run against the hub, the same
 // browser completing their consent step.
 import { createServer, type Server } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { CDPSession, Page } from "playwright-core";
@@ -77,13 +78,16 @@ class BrowserOAuthProvider implements OAuthClientProvider {
   constructor(
     private readonly redirect: string,
     private readonly open: (url: URL) => Promise<void>,
+    /** A Client ID Metadata Document URL: then the SDK uses it as client_id instead of registering. */
+    readonly clientMetadataUrl?: string,
+    private readonly name = "E2E SDK app",
   ) {}
   get redirectUrl() {
     return this.redirect;
   }
   get clientMetadata(): OAuthClientMetadata {
     return {
-      client_name: "E2E SDK app",
+      client_name: this.name,
       redirect_uris: [this.redirect],
       grant_types: ["authorization_code", "refresh_token"],
       response_types: ["code"],
@@ -217,6 +221,60 @@ describe("an OAuth MCP client end to end", () => {
       callback.close();
     }
     expect(problems).toEqual([]);
+  });
+
+  it("connects again with a Client ID Metadata Document served over https by a local server", async () => {
+    const callback = await callbackServer();
+    const tls = inject("localhostTls");
+    let documentUrl = "";
+    const fetched: string[] = [];
+    const cimd = createHttpsServer({ cert: tls.cert, key: tls.key }, (req, res) => {
+      fetched.push(req.url ?? "");
+      res.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          client_id: documentUrl,
+          client_name: "E2E CIMD app",
+          redirect_uris: [callback.url],
+          grant_types: ["authorization_code", "refresh_token"],
+          response_types: ["code"],
+          token_endpoint_auth_method: "none",
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => cimd.listen(0, "127.0.0.1", resolve));
+    documentUrl = `https://localhost:${(cimd.address() as AddressInfo).port}/oauth/client.json`;
+    try {
+      let consentFailure: Promise<never> | undefined;
+      const oauth = new BrowserOAuthProvider(
+        callback.url,
+        async (url) => {
+          expect(url.searchParams.get("client_id")).toBe(documentUrl);
+          consentFailure = consent(url.href, "E2E CIMD app").then(
+            () => new Promise<never>(() => {}),
+            (e: unknown) => Promise.reject(e instanceof Error ? e : new Error(String(e))),
+          );
+          consentFailure.catch(() => {});
+        },
+        documentUrl,
+        "E2E CIMD app",
+      );
+      const first = new StreamableHTTPClientTransport(new URL(channel.mcpUrl), { authProvider: oauth });
+      await expect(new Client({ name: "e2e-cimd", version: "1" }).connect(first)).rejects.toBeInstanceOf(
+        UnauthorizedError,
+      );
+      await first.finishAuth(await Promise.race([callback.nextCode(), consentFailure!]));
+      expect(fetched).toContain("/oauth/client.json");
+      const client = new Client({ name: "e2e-cimd", version: "1" });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(channel.mcpUrl), { authProvider: oauth }),
+      );
+      const result = await client.callTool({ name: "test_simple_text", arguments: {} });
+      expect(result.isError ?? false).toBe(false);
+      await client.close();
+    } finally {
+      callback.close();
+      cimd.close();
+    }
   });
 
   it("passes the conformance suite's authorization scenarios", async () => {
