@@ -106,11 +106,7 @@ function refuseInBand(e: HubError): Response {
  * that fails (unknown session, another token) does the request come back here for the full check, which
  * answers a bad token with 401/403 and an unknown session with 404.
  */
-async function forwardMcp(
-  c: Context<AppEnv>,
-  token: string | undefined,
-  viaPath = false,
-): Promise<Response> {
+async function forwardMcp(c: Context<AppEnv>, token: string | undefined, viaPath = false): Promise<Response> {
   const channelId = c.req.param("channelId")!;
   const headers = new Headers(c.req.raw.headers);
   for (const h of [HEADER_CHANNEL, HEADER_PROVIDER, HEADER_AGENT, HEADER_AGENT_HASH, "authorization"])
@@ -164,7 +160,12 @@ async function authenticateMcpAgent(
     );
   if (viaPath || looksLike("agent", token)) return authenticateAgent(c.var.db, channelId, token);
   const agent = await authenticateOAuthAgent(c.env, c.var.db, hub, channelId, token);
-  await consumeRateLimit(c.env, "AGENT_CALLS", `agent:${agent.agentTokenId}`, "requests with this app's access");
+  await consumeRateLimit(
+    c.env,
+    "AGENT_CALLS",
+    `agent:${agent.agentTokenId}`,
+    "requests with this app's access",
+  );
   await noteGrantUse(c.env.OAUTH_KV, agent.grantId, c.var.now);
   return agent;
 }
