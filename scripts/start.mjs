@@ -95,7 +95,7 @@ webmcp-hub is running.
     anonymous: claim it on ${localhost(urls.dashboard)}account with its owner key below first, or create your
     own channel while signed in (${localhost(urls.dashboard)}channels) and paste its MCP URL instead.
 
-  Dashboard          ${urls.dashboard}
+  Dashboard          ${localhost(urls.dashboard)}  (sign in at ${localhost(urls.dashboard)}signin: passkeys need a host name, not 127.0.0.1)
   Demo site on hub   ${urls.demoSitePage}  (verified over HTTP; manifest v${seeded.version}, ${seeded.toolCount} tools, ${status})
   Registry MCP URL   ${urls.registryMcp}  (MCP Streamable HTTP, public, tools: search_tools, get_site)
   Publisher key      ${seeded.publisherKey}  (for ${seeded.host}; a new one is issued on every start)
