@@ -52,6 +52,8 @@ describe("accounts with passkeys in Chromium", () => {
     await page.goto(`${hubUrl}/channels`);
     await page.locator("#channel-name").fill("Accounts e2e channel");
     await page.getByRole("button", { name: "Create channel" }).click();
+    // Creating opens the new channel's console; wait for it so no later navigation interrupts it.
+    await page.waitForURL((u) => /^\/channels\/[^/]+$/.test(u.pathname));
     await poll(async () => {
       const res = await page.request.get(`${hubUrl}/api/account/channels`);
       return ((await res.json()) as { channels: Array<{ name: string }> }).channels.map((c) => c.name);
