@@ -10,33 +10,39 @@ const migrations = await readD1Migrations("./migrations");
 const deployedLimits = deployedRateLimits();
 const fake = await startFakeOrigins();
 
+/**
+ * The Workers runtime pool: wrangler.toml's bindings, plus the test-only ones. AGENT_CALLS is raised: tests
+ * (the 1,000-call chaos test, fuzzing) make calls at a rate no agent would; test/worker/rate-limits.test.ts runs
+ * the app on AGENT_CALLS_AS_DEPLOYED instead. ANON_WRITES stays as deployed (requests without
+ * CF-Connecting-IP are not counted per client).
+ */
+function workersPool(extra: { outboundService?: typeof cimdOutbound } = {}) {
+  return cloudflareTest({
+    wrangler: { configPath: "./wrangler.toml" },
+    miniflare: {
+      ...extra,
+      ratelimits: {
+        AGENT_CALLS: { namespace_id: "1102", simple: { limit: 1_000_000, period: 10 } },
+        AGENT_CALLS_AS_DEPLOYED: { namespace_id: "9102", simple: deployedLimits.AGENT_CALLS! },
+      },
+      bindings: {
+        TEST_MIGRATIONS: migrations,
+        FAKE_ORIGINS_URL: fake.controlUrl,
+        DOH_URL: fake.dohUrl,
+        ALLOW_PRIVATE_ORIGINS: "true",
+        DEPLOYED_RATE_LIMITS: JSON.stringify(deployedLimits),
+        // Cases per fuzz property (test/worker/fuzz-*.test.ts); `npm run fuzz` raises it.
+        FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",
+      },
+    },
+  });
+}
+
 export default defineConfig({
   test: {
     projects: [
       {
-        plugins: [
-          cloudflareTest({
-            wrangler: { configPath: "./wrangler.toml" },
-            miniflare: {
-              // AGENT_CALLS raised: tests (the 1,000-call chaos test, fuzzing) make calls at a rate no agent
-              // would; test/worker/rate-limits.test.ts runs the app on AGENT_CALLS_AS_DEPLOYED instead.
-              // ANON_WRITES stays as deployed (requests without CF-Connecting-IP are not counted per client).
-              ratelimits: {
-                AGENT_CALLS: { namespace_id: "1102", simple: { limit: 1_000_000, period: 10 } },
-                AGENT_CALLS_AS_DEPLOYED: { namespace_id: "9102", simple: deployedLimits.AGENT_CALLS! },
-              },
-              bindings: {
-                TEST_MIGRATIONS: migrations,
-                FAKE_ORIGINS_URL: fake.controlUrl,
-                DOH_URL: fake.dohUrl,
-                ALLOW_PRIVATE_ORIGINS: "true",
-                DEPLOYED_RATE_LIMITS: JSON.stringify(deployedLimits),
-                // Cases per fuzz property (test/worker/fuzz-*.test.ts); `npm run fuzz` raises it.
-                FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",
-              },
-            },
-          }),
-        ],
+        plugins: [workersPool()],
         test: {
           name: "worker",
           include: ["test/worker/**/*.test.ts"],
@@ -49,26 +55,7 @@ export default defineConfig({
         // OAuth (src/worker/oauth): like "worker", plus an outbound hook that serves Client ID Metadata
         // Documents at https://<port>.cimd.test/… from the fake origin on that loopback port (the library
         // fetches only https client ids; see test/support/cimd-outbound.ts).
-        plugins: [
-          cloudflareTest({
-            wrangler: { configPath: "./wrangler.toml" },
-            miniflare: {
-              outboundService: cimdOutbound,
-              ratelimits: {
-                AGENT_CALLS: { namespace_id: "1102", simple: { limit: 1_000_000, period: 10 } },
-                AGENT_CALLS_AS_DEPLOYED: { namespace_id: "9102", simple: deployedLimits.AGENT_CALLS! },
-              },
-              bindings: {
-                TEST_MIGRATIONS: migrations,
-                FAKE_ORIGINS_URL: fake.controlUrl,
-                DOH_URL: fake.dohUrl,
-                ALLOW_PRIVATE_ORIGINS: "true",
-                DEPLOYED_RATE_LIMITS: JSON.stringify(deployedLimits),
-                FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",
-              },
-            },
-          }),
-        ],
+        plugins: [workersPool({ outboundService: cimdOutbound })],
         test: {
           name: "worker-oauth",
           include: ["test/worker/oauth*.test.ts"],
