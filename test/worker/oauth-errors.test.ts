@@ -2,7 +2,7 @@
 // only once the client and its redirect URI are known, a local page otherwise, an OAuth error body at the
 // token endpoint, a Bearer challenge at the MCP endpoint) and that nothing was stored.
 import { env, SELF } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { signedInAccount } from "./account-helpers.js";
 import { createChannel } from "./relay-helpers.js";
 import {
@@ -238,6 +238,25 @@ describe("the token endpoint refuses", () => {
       code_verifier: p.verifier,
     });
     await expectOAuthError(res, 400, "invalid_grant");
+  });
+
+  // A code's 10 minutes are the OAuth store's KV expiration (the library keeps no time on the code itself), so
+  // only a real 10-minute wait could show it; an access token carries its expiry and is checked against the clock.
+  it("an expired access token with 401 invalid_token", async () => {
+    const who = await owner();
+    const ch = await ownedChannel(who);
+    const { tokens } = await authorizeFully(who, ch);
+    expect((await mcpInitialize(ch.id, tokens.access_token)).status).toBe(200);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      // Access tokens live an hour.
+      vi.setSystemTime(Date.now() + 61 * 60_000);
+      const res = await mcpInitialize(ch.id, tokens.access_token);
+      expect(res.status).toBe(401);
+      expect(res.headers.get("www-authenticate")).toContain('error="invalid_token"');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("a wrong verifier with invalid_grant, and the code is not spent by it", async () => {
