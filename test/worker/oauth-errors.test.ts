@@ -443,7 +443,12 @@ describe("rate limits", () => {
     const refused = await register();
     expect(refused.status).toBe(429);
     expect(refused.headers.get("retry-after")).toBe(String(limits.ANON_WRITES!.period));
-    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("rate_limited");
+    // The OAuth error shape, which clients parse: `error` a string, `error_description` a sentence.
+    const body = (await refused.json()) as { error: string; error_description: string };
+    expect(body.error).toBe("rate_limited");
+    expect(body.error_description).toMatch(
+      /^Too many client registrations from your address\. Wait \d+ seconds/,
+    );
     expect((await oauthKeys()).filter((k) => k.startsWith("client:")).length).toBe(before);
 
     const tokenRequest = () =>
@@ -456,5 +461,6 @@ describe("rate limits", () => {
     const limited = await tokenRequest();
     expect(limited.status).toBe(429);
     expect(limited.headers.get("retry-after")).toBe(String(limits.ANON_WRITES!.period));
+    expect(((await limited.json()) as { error: string }).error).toBe("rate_limited");
   });
 });

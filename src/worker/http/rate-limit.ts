@@ -63,15 +63,29 @@ export interface RateLimitOptions {
   what: string;
   /** The key to count under; null: not limited (no client address: the request did not come from the edge). */
   key?: (c: AppContext) => string | null | Promise<string | null>;
+  /**
+   * Renders the refusal where the REST error body is not what the caller parses (the OAuth endpoints answer
+   * `{error, error_description}`); by default the HubError goes to the app's error handler.
+   */
+  refusal?: (error: HubError) => Response;
 }
 
 /** Middleware factory: counts each request under its client (or `key`) and refuses it when over the limit. */
 export function rateLimit(options: RateLimitOptions) {
   const keyOf = options.key ?? ((c: AppContext) => requestClientKey(c.req.raw.headers));
-  return async function rateLimitMiddleware(c: AppContext, next: () => Promise<void>): Promise<void> {
+  return async function rateLimitMiddleware(
+    c: AppContext,
+    next: () => Promise<void>,
+  ): Promise<Response | void> {
     const key = await keyOf(c);
-    if (key !== null)
-      await consumeRateLimit(c.env, options.limiter, `${options.action}:${key}`, options.what);
+    if (key !== null) {
+      try {
+        await consumeRateLimit(c.env, options.limiter, `${options.action}:${key}`, options.what);
+      } catch (e) {
+        if (options.refusal && e instanceof HubError) return options.refusal(e);
+        throw e;
+      }
+    }
     await next();
   };
 }

@@ -107,9 +107,22 @@ oauthRoutes.options(`${PRM_PREFIX}/mcp/:channelId`, (c) =>
 
 // --- token and registration (the library's endpoints) ----------------------------------------------------
 
+/** A 429 as OAuth clients parse errors (RFC 6749 §5.2 shape; OAuth defines no code for it, so ours). */
+function oauthRefusal(e: HubError): Response {
+  return Response.json(
+    { error: e.code, error_description: e.message },
+    { status: e.status, headers: { ...e.headers, "cache-control": "no-store" } },
+  );
+}
+
 oauthRoutes.post(
   TOKEN_PATH,
-  rateLimit({ limiter: "ANON_WRITES", action: "oauth-token", what: "token requests from your address" }),
+  rateLimit({
+    limiter: "ANON_WRITES",
+    action: "oauth-token",
+    what: "token requests from your address",
+    refusal: oauthRefusal,
+  }),
 );
 oauthRoutes.post(
   REGISTER_PATH,
@@ -117,6 +130,7 @@ oauthRoutes.post(
     limiter: "ANON_WRITES",
     action: "oauth-register",
     what: "client registrations from your address",
+    refusal: oauthRefusal,
   }),
 );
 
