@@ -2,7 +2,7 @@
 // by scripts/build.mjs (`npm run build`, `npm start`, `npm test`, `npm run deploy`, the e2e setup) and by
 // bin/webmcp-hub.mjs (the sidecar's bundles, built on first run in a checkout). An entry that does not exist
 // yet is skipped with a one-line note.
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -19,6 +19,16 @@ export const DASHBOARD_SCRIPTS = [
   "publish", // /publish
   "tool", // a tool's page: "Try it"
   "account", // /signin and /account: passkeys, sign out, claiming, keys
+];
+
+/**
+ * The browser extension (extension/, Manifest V3), loadable unpacked from dist/extension/: its scripts
+ * extension/<name>.ts → dist/extension/<name>.js, and its manifest copied next to them.
+ */
+export const EXTENSION_SCRIPTS = [
+  "main-world", // MAIN-world content script: the WebMCP registry of src/bridge, no relay
+  "isolated-world", // ISOLATED-world content script: the private port → the service worker
+  "service-worker", // background: each tab's tools
 ];
 
 const browser = { platform: "browser", target: ["es2022"], minify: true };
@@ -39,6 +49,20 @@ export const BUNDLES = [
     outfile: `web/assets/assets/${name}.js`,
     options: { ...browser, format: "esm" },
   })),
+  ...EXTENSION_SCRIPTS.map((name) => ({
+    name: `extension:${name}`,
+    group: "extension",
+    entry: `extension/${name}.ts`,
+    outfile: `dist/extension/${name}.js`,
+    options: { ...browser, format: "iife" },
+  })),
+  {
+    name: "extension:manifest",
+    group: "extension",
+    entry: "extension/manifest.json",
+    outfile: "dist/extension/manifest.json",
+    copy: true, // not bundled: copied as it is
+  },
   // The sidecar: the CLI and its scan worker thread (loaded next to it). Dependencies stay in node_modules;
   // the bundle only joins the project's own modules.
   {
@@ -80,19 +104,23 @@ export async function buildBundles({ log = (line) => console.log(line), group } 
     }
     const started = Date.now();
     const out = join(ROOT, bundle.outfile);
-    const result = await esbuild.build({
-      entryPoints: [entry],
-      outfile: out,
-      bundle: true,
-      legalComments: "none",
-      logLevel: "warning",
-      write: false,
-      ...bundle.options,
-    });
+    const contents = bundle.copy
+      ? readFileSync(entry)
+      : (
+          await esbuild.build({
+            entryPoints: [entry],
+            outfile: out,
+            bundle: true,
+            legalComments: "none",
+            logLevel: "warning",
+            write: false,
+            ...bundle.options,
+          })
+        ).outputFiles[0].contents;
     mkdirSync(dirname(out), { recursive: true });
     const temp = `${out}.${process.pid}.tmp`;
     try {
-      writeFileSync(temp, result.outputFiles[0].contents);
+      writeFileSync(temp, contents);
       renameSync(temp, out);
     } finally {
       rmSync(temp, { force: true });

@@ -1,0 +1,224 @@
+// The browser extension, unpacked in a real Chromium: pages with no script tag of ours register WebMCP tools
+// (seed-era navigator.modelContext, current document.modelContext with an AbortSignal) and the extension's
+// service worker sees them per tab, labelled with the tab's real origin; withdrawing them reaches it, and a
+// page's forged messages do not. dist/extension/ is built by the e2e global setup (scripts/lib/bundles.mjs).
+import { createServer, type Server } from "node:http";
+import { mkdtemp, rm } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium, type BrowserContext, type Page, type Worker } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { findChromium } from "./browser.js";
+
+const EXTENSION_DIR = fileURLToPath(new URL("../../dist/extension/", import.meta.url));
+
+/** shared/seeds/000's examples 1, 3 and 5, as a site writes them: navigator.modelContext, no script of ours. */
+const SEED_PAGE = `<!doctype html><title>stamps</title><script>
+navigator.modelContext.provideContext({
+  tools: [{
+    name: "greet",
+    description: "Greets the user",
+    inputSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+    execute: ({ name }) => ({ content: [{ type: "text", text: "Hello, " + name + "!" }] }),
+  }],
+});
+navigator.modelContext.registerTool({
+  name: "buyProduct",
+  description: "Use this tool to purchase a product given its unique product_id.",
+  inputSchema: { type: "object", properties: { product_id: { type: "string" } }, required: ["product_id"] },
+  execute: async ({ product_id }, agent) => {
+    await agent.requestUserInteraction(async () => true);
+    return "Product " + product_id + " purchased.";
+  },
+});
+navigator.modelContext.registerTool({
+  name: "get-dresses",
+  description: "Returns an array of product listings",
+  inputSchema: { type: "object", properties: { size: { type: "number" } } },
+  annotations: { readOnlyHint: true },
+  execute: async () => ({ products: [] }),
+});
+</script>`;
+
+/** The current draft: document.modelContext.registerTool(tool, {signal}); window.stopSearch() aborts it. */
+const DOCUMENT_PAGE = `<!doctype html><title>search</title><script>
+const registration = new AbortController();
+document.modelContext.registerTool({
+  name: "search",
+  title: "Search the catalogue",
+  description: "Finds products by keyword",
+  inputSchema: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
+  annotations: { readOnlyHint: true },
+  execute: async ({ q }) => ({ results: [q] }),
+}, { signal: registration.signal });
+window.stopSearch = () => registration.abort();
+</script>`;
+
+interface SeenTab {
+  tabId: number;
+  origin: string;
+  revision: number;
+  tools: { name: string; title?: string; description: string; annotations: Record<string, unknown> }[];
+}
+
+let server: Server;
+let origin: string;
+let userDataDir: string;
+let context: BrowserContext;
+let worker: Worker;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const page = req.url === "/seed.html" ? SEED_PAGE : req.url === "/document.html" ? DOCUMENT_PAGE : null;
+    res.writeHead(page ? 200 : 404, { "content-type": "text/html; charset=utf-8" });
+    res.end(page ?? "not found");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  userDataDir = await mkdtemp(join(tmpdir(), "webmcp-hub-extension-"));
+  context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: findChromium(),
+    headless: false, // --headless=new below: the old headless mode cannot load extensions.
+    args: [
+      "--headless=new",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--no-first-run",
+      `--disable-extensions-except=${EXTENSION_DIR}`,
+      `--load-extension=${EXTENSION_DIR}`,
+    ],
+  });
+  worker = context.serviceWorkers()[0] ?? (await context.waitForEvent("serviceworker"));
+});
+
+afterAll(async () => {
+  await context?.close();
+  await new Promise((resolve) => server?.close(resolve));
+  if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
+});
+
+/** What the service worker holds, read in the service worker. */
+const seenTabs = () =>
+  worker.evaluate(() =>
+    (globalThis as unknown as { webmcpHubExtension: { tabs(): SeenTab[] } }).webmcpHubExtension.tabs(),
+  );
+
+/** The browser's id for the tab showing `url`, asked of chrome.tabs in the service worker. */
+const tabIdOf = (url: string) =>
+  worker.evaluate(async (url) => {
+    const tabs = await (
+      globalThis as unknown as {
+        chrome: { tabs: { query(q: object): Promise<{ id: number; url: string }[]> } };
+      }
+    ).chrome.tabs.query({});
+    return tabs.find((t) => t.url === url)?.id;
+  }, url);
+
+/** The tool names the service worker holds for a tab (undefined: it knows no such tab). */
+const namesFor = async (tabId: number) =>
+  (await seenTabs())
+    .find((t) => t.tabId === tabId)
+    ?.tools.map((t) => t.name)
+    .sort();
+
+async function open(path: string): Promise<{ page: Page; tabId: number }> {
+  const page = await context.newPage();
+  await page.goto(`${origin}${path}`);
+  const tabId = await tabIdOf(page.url());
+  if (tabId === undefined) throw new Error(`chrome.tabs has no tab showing ${page.url()}`);
+  return { page, tabId };
+}
+
+describe("the extension sees the tools of pages that carry no script of ours", () => {
+  test("a seed-era page's provideContext and registerTool tools reach the service worker under the tab's real origin, and unregistering withdraws them", async () => {
+    const { page, tabId } = await open("/seed.html");
+    await expect.poll(() => namesFor(tabId)).toEqual(["buyProduct", "get-dresses", "greet"]);
+    const tab = (await seenTabs()).find((t) => t.tabId === tabId)!;
+    expect(tab.origin).toBe(origin);
+    expect(tab.tools.find((t) => t.name === "get-dresses")?.annotations).toEqual({ readOnlyHint: true });
+
+    await page.evaluate(() =>
+      (
+        navigator as unknown as { modelContext: { unregisterTool(n: string): void } }
+      ).modelContext.unregisterTool("buyProduct"),
+    );
+    await expect.poll(() => namesFor(tabId)).toEqual(["get-dresses", "greet"]);
+
+    await page.evaluate(() =>
+      (navigator as unknown as { modelContext: { clearContext(): void } }).modelContext.clearContext(),
+    );
+    await expect.poll(() => namesFor(tabId)).toEqual([]);
+    await page.close();
+  });
+
+  test("a document.modelContext tool registered with a signal is seen with its title, and aborting the signal withdraws it", async () => {
+    const { page, tabId } = await open("/document.html");
+    await expect.poll(() => namesFor(tabId)).toEqual(["search"]);
+    const tab = (await seenTabs()).find((t) => t.tabId === tabId)!;
+    expect(tab).toMatchObject({ origin, tools: [{ name: "search", title: "Search the catalogue" }] });
+
+    await page.evaluate(() => (window as unknown as { stopSearch(): void }).stopSearch());
+    await expect.poll(() => namesFor(tabId)).toEqual([]);
+    await page.close();
+  });
+
+  test("two tabs are kept apart, and closing a tab withdraws its tools", async () => {
+    const seed = await open("/seed.html");
+    const doc = await open("/document.html");
+    await expect.poll(() => namesFor(seed.tabId)).toEqual(["buyProduct", "get-dresses", "greet"]);
+    await expect.poll(() => namesFor(doc.tabId)).toEqual(["search"]);
+
+    await doc.page.close();
+    await expect.poll(() => namesFor(doc.tabId)).toBeUndefined();
+    expect(await namesFor(seed.tabId)).toEqual(["buyProduct", "get-dresses", "greet"]);
+    await seed.page.close();
+  });
+
+  test("a page that posts a forged handshake and forged tool lists does not change what the service worker sees", async () => {
+    const { page, tabId } = await open("/document.html");
+    await expect.poll(() => namesFor(tabId)).toEqual(["search"]);
+    const before = (await seenTabs()).find((t) => t.tabId === tabId)!.revision;
+
+    await page.evaluate(async () => {
+      const forged = {
+        type: "tools",
+        origin: "https://bank.example",
+        tools: [{ name: "steal", description: "forged", inputSchema: { type: "object" }, annotations: {} }],
+      };
+      const own = new MessageChannel();
+      // Every window message the page posts is handled in order; the last one tells the page they all were.
+      await new Promise<void>((resolve) => {
+        addEventListener("message", function done(e) {
+          if ((e.data as { forgeryDone?: boolean } | null)?.forgeryDone) {
+            removeEventListener("message", done);
+            resolve();
+          }
+        });
+        postMessage({ source: "webmcp-hub-extension", type: "port" }, "*", [own.port2]);
+        own.port1.postMessage(forged);
+        postMessage(forged, "*");
+        postMessage({ source: "webmcp-hub-extension", ...forged }, "*");
+        postMessage({ forgeryDone: true }, "*");
+      });
+      // A real change after the forgeries: once the service worker shows it, the forgeries had their chance.
+      await (
+        document as unknown as { modelContext: { registerTool(t: object): Promise<unknown> } }
+      ).modelContext.registerTool({
+        name: "after-forgery",
+        description: "Registered after the forged messages",
+        execute: () => "ok",
+      });
+    });
+
+    await expect.poll(() => namesFor(tabId)).toEqual(["after-forgery", "search"]);
+    const tab = (await seenTabs()).find((t) => t.tabId === tabId)!;
+    expect(tab.origin).toBe(origin);
+    // Exactly one list arrived since: the page's real one. A forged list, even one replaced since, would count.
+    expect(tab.revision).toBe(before + 1);
+    expect((await seenTabs()).flatMap((t) => t.tools.map((tool) => tool.name))).not.toContain("steal");
+    await page.close();
+  });
+});
