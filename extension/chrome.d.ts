@@ -26,4 +26,10 @@ declare namespace chrome {
     }
     const onRemoved: { addListener(listener: (tabId: number) => void): void };
   }
+  namespace webNavigation {
+    /** Fires for cross-document navigations only (same-document ones have their own events). */
+    const onCommitted: {
+      addListener(listener: (details: { tabId: number; frameId: number; documentId?: string }) => void): void;
+    };
+  }
 }

@@ -9,6 +9,9 @@ chrome.runtime.onMessage.addListener((message, sender) => {
   store.receive(message, sender);
 });
 chrome.tabs.onRemoved.addListener((tabId) => store.removeTab(tabId));
+chrome.webNavigation.onCommitted.addListener(({ tabId, frameId, documentId }) => {
+  if (frameId === 0) store.navigated(tabId, documentId);
+});
 
 declare global {
   var webmcpHubExtension: { tabs(): TabTools[] };

@@ -177,6 +177,18 @@ describe("the extension sees the tools of pages that carry no script of ours", (
     await seed.page.close();
   });
 
+  test("navigating a tab withdraws the tools of the page it leaves, and the next page's tools take their place", async () => {
+    const { page, tabId } = await open("/seed.html");
+    await expect.poll(() => namesFor(tabId)).toEqual(["buyProduct", "get-dresses", "greet"]);
+
+    await page.goto(`${origin}/document.html`);
+    await expect.poll(() => namesFor(tabId)).toEqual(["search"]);
+
+    await page.goto("about:blank"); // no content script here: the navigation alone withdraws them
+    await expect.poll(() => namesFor(tabId)).toBeUndefined();
+    await page.close();
+  });
+
   test("a page that posts a forged handshake and forged tool lists does not change what the service worker sees", async () => {
     const { page, tabId } = await open("/document.html");
     await expect.poll(() => namesFor(tabId)).toEqual(["search"]);
