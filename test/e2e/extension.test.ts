@@ -1,7 +1,8 @@
 // The browser extension, unpacked in a real Chromium: pages with no script tag of ours register WebMCP tools
 // (seed-era navigator.modelContext, current document.modelContext with an AbortSignal) and the extension's
-// service worker sees them per tab, labelled with the tab's real origin; withdrawing them reaches it, and a
-// page's forged messages do not. dist/extension/ is built by the e2e global setup (scripts/lib/bundles.mjs).
+// service worker sees them per tab, labelled with the tab's real origin; withdrawing them (unregister, abort,
+// navigation, closing the tab) reaches it, a page that also embeds /bridge.js still has one registry, and a
+// page's forged messages reach nobody. dist/extension/ is built by the e2e global setup (scripts/lib/bundles.mjs).
 import { createServer, type Server } from "node:http";
 import { mkdtemp, rm } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
@@ -9,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type BrowserContext, type Page, type Worker } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
 import { findChromium } from "./browser.js";
 
 const EXTENSION_DIR = fileURLToPath(new URL("../../dist/extension/", import.meta.url));
@@ -56,6 +57,21 @@ document.modelContext.registerTool({
 window.stopSearch = () => registration.abort();
 </script>`;
 
+/** A site that also embeds /bridge.js from the hub, then registers one tool through each API generation. */
+const bridgePage = (hubUrl: string) => `<!doctype html><title>both</title>
+<script src="${hubUrl}/bridge.js"></script><script>
+navigator.modelContext.registerTool({
+  name: "seed-tool",
+  description: "Registered through navigator.modelContext",
+  execute: () => "seed",
+});
+document.modelContext.registerTool({
+  name: "current-tool",
+  description: "Registered through document.modelContext",
+  execute: () => "current",
+});
+</script>`;
+
 interface SeenTab {
   tabId: number;
   origin: string;
@@ -71,7 +87,12 @@ let worker: Worker;
 
 beforeAll(async () => {
   server = createServer((req, res) => {
-    const page = req.url === "/seed.html" ? SEED_PAGE : req.url === "/document.html" ? DOCUMENT_PAGE : null;
+    const pages: Record<string, string> = {
+      "/seed.html": SEED_PAGE,
+      "/document.html": DOCUMENT_PAGE,
+      "/with-bridge.html": bridgePage(inject("hubUrl")),
+    };
+    const page = pages[req.url ?? ""] ?? null;
     res.writeHead(page ? 200 : 404, { "content-type": "text/html; charset=utf-8" });
     res.end(page ?? "not found");
   });
@@ -186,6 +207,21 @@ describe("the extension sees the tools of pages that carry no script of ours", (
 
     await page.goto("about:blank"); // no content script here: the navigation alone withdraws them
     await expect.poll(() => namesFor(tabId)).toBeUndefined();
+    await page.close();
+  });
+
+  test("a page that also embeds /bridge.js gets one registry: each tool is registered and seen once", async () => {
+    const { page, tabId } = await open("/with-bridge.html");
+    await page.waitForFunction(() => (window as unknown as { webmcpHub?: object }).webmcpHub !== undefined);
+    await expect.poll(() => namesFor(tabId)).toEqual(["current-tool", "seed-tool"]);
+    const pageSees = await page.evaluate(async () =>
+      (
+        await (
+          document as unknown as { modelContext: { getTools(): Promise<{ name: string }[]> } }
+        ).modelContext.getTools()
+      ).map((t) => t.name),
+    );
+    expect(pageSees).toEqual(["current-tool", "seed-tool"]);
     await page.close();
   });
 
