@@ -58,6 +58,20 @@ window.stopSearch = () => registration.abort();
 </script>`;
 
 /** A site that also embeds /bridge.js from the hub, then registers one tool through each API generation. */
+/** Chromium's own document.modelContext (--enable-blink-features=WebMCP); no polyfill may stand in for it. */
+const NATIVE_PAGE = `<!doctype html><title>native</title><script>
+const getter = Object.getOwnPropertyDescriptor(Document.prototype, "modelContext")?.get;
+window.isNative = !!getter && /\\[native code\\]/.test(Function.prototype.toString.call(getter));
+const registration = new AbortController();
+document.modelContext.registerTool({
+  name: "native-tool",
+  description: "Registered with the browser's own WebMCP",
+  inputSchema: { type: "object", properties: {} },
+  execute: () => "native",
+}, { signal: registration.signal });
+window.stopNative = () => registration.abort();
+</script>`;
+
 const bridgePage = (hubUrl: string) => `<!doctype html><title>both</title>
 <script src="${hubUrl}/bridge.js"></script><script>
 navigator.modelContext.registerTool({
@@ -90,6 +104,7 @@ beforeAll(async () => {
     const pages: Record<string, string> = {
       "/seed.html": SEED_PAGE,
       "/document.html": DOCUMENT_PAGE,
+      "/native.html": NATIVE_PAGE,
       "/with-bridge.html": bridgePage(inject("hubUrl")),
     };
     const page = pages[req.url ?? ""] ?? null;
@@ -99,8 +114,19 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  userDataDir = await mkdtemp(join(tmpdir(), "webmcp-hub-extension-"));
-  context = await chromium.launchPersistentContext(userDataDir, {
+  ({ context, worker, userDataDir } = await launchWithExtension());
+});
+
+afterAll(async () => {
+  await context?.close();
+  await new Promise((resolve) => server?.close(resolve));
+  if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
+});
+
+/** Chromium with the unpacked extension in a fresh profile, and the extension's service worker. */
+async function launchWithExtension(extraArgs: string[] = []) {
+  const userDataDir = await mkdtemp(join(tmpdir(), "webmcp-hub-extension-"));
+  const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: findChromium(),
     headless: false, // --headless=new below: the old headless mode cannot load extensions.
     args: [
@@ -110,26 +136,22 @@ beforeAll(async () => {
       "--no-first-run",
       `--disable-extensions-except=${EXTENSION_DIR}`,
       `--load-extension=${EXTENSION_DIR}`,
+      ...extraArgs,
     ],
   });
-  worker = context.serviceWorkers()[0] ?? (await context.waitForEvent("serviceworker"));
-});
-
-afterAll(async () => {
-  await context?.close();
-  await new Promise((resolve) => server?.close(resolve));
-  if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
-});
+  const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent("serviceworker"));
+  return { context, worker, userDataDir };
+}
 
 /** What the service worker holds, read in the service worker. */
-const seenTabs = () =>
-  worker.evaluate(() =>
+const seenTabs = (w: Worker = worker) =>
+  w.evaluate(() =>
     (globalThis as unknown as { webmcpHubExtension: { tabs(): SeenTab[] } }).webmcpHubExtension.tabs(),
   );
 
 /** The browser's id for the tab showing `url`, asked of chrome.tabs in the service worker. */
-const tabIdOf = (url: string) =>
-  worker.evaluate(async (url) => {
+const tabIdOf = (url: string, w: Worker = worker) =>
+  w.evaluate(async (url) => {
     const tabs = await (
       globalThis as unknown as {
         chrome: { tabs: { query(q: object): Promise<{ id: number; url: string }[]> } };
@@ -139,16 +161,16 @@ const tabIdOf = (url: string) =>
   }, url);
 
 /** The tool names the service worker holds for a tab (undefined: it knows no such tab). */
-const namesFor = async (tabId: number) =>
-  (await seenTabs())
+const namesFor = async (tabId: number, w: Worker = worker) =>
+  (await seenTabs(w))
     .find((t) => t.tabId === tabId)
     ?.tools.map((t) => t.name)
     .sort();
 
-async function open(path: string): Promise<{ page: Page; tabId: number }> {
-  const page = await context.newPage();
+async function open(path: string, on = { context, worker }): Promise<{ page: Page; tabId: number }> {
+  const page = await on.context.newPage();
   await page.goto(`${origin}${path}`);
-  const tabId = await tabIdOf(page.url());
+  const tabId = await tabIdOf(page.url(), on.worker);
   if (tabId === undefined) throw new Error(`chrome.tabs has no tab showing ${page.url()}`);
   return { page, tabId };
 }
@@ -267,6 +289,28 @@ describe("the extension sees the tools of pages that carry no script of ours", (
     // Exactly one list arrived since: the page's real one. A forged list, even one replaced since, would count.
     expect(tab.revision).toBe(before + 1);
     expect((await seenTabs()).flatMap((t) => t.tools.map((tool) => tool.name))).not.toContain("steal");
+    await page.close();
+  });
+});
+
+describe("in a Chromium with its own WebMCP (--enable-blink-features=WebMCP)", () => {
+  let native: Awaited<ReturnType<typeof launchWithExtension>>;
+  beforeAll(async () => {
+    native = await launchWithExtension(["--enable-blink-features=WebMCP"]);
+  });
+  afterAll(async () => {
+    await native?.context.close();
+    if (native) await rm(native.userDataDir, { recursive: true, force: true });
+  });
+
+  test("the extension wraps the browser's own document.modelContext: a natively registered tool is seen, and aborting withdraws it", async () => {
+    const { page, tabId } = await open("/native.html", native);
+    expect(await page.evaluate(() => (window as unknown as { isNative: boolean }).isNative)).toBe(true);
+    await expect.poll(() => namesFor(tabId, native.worker)).toEqual(["native-tool"]);
+    expect((await seenTabs(native.worker)).find((t) => t.tabId === tabId)?.origin).toBe(origin);
+
+    await page.evaluate(() => (window as unknown as { stopNative(): void }).stopNative());
+    await expect.poll(() => namesFor(tabId, native.worker)).toEqual([]);
     await page.close();
   });
 });
