@@ -1,5 +1,6 @@
 // The browser extension, unpacked in a real Chromium: pages with no script tag of ours register WebMCP tools
-// (seed-era navigator.modelContext, current document.modelContext with an AbortSignal) and the extension's
+// (seed-era navigator.modelContext, current document.modelContext with an AbortSignal, a declarative form,
+// Chromium's own document.modelContext behind --enable-blink-features=WebMCP) and the extension's
 // service worker sees them per tab, labelled with the tab's real origin; withdrawing them (unregister, abort,
 // navigation, closing the tab) reaches it, a page that also embeds /bridge.js still has one registry, and a
 // page's forged messages reach nobody. dist/extension/ is built by the e2e global setup (scripts/lib/bundles.mjs).
@@ -58,6 +59,13 @@ window.stopSearch = () => registration.abort();
 </script>`;
 
 /** A site that also embeds /bridge.js from the hub, then registers one tool through each API generation. */
+/** Declarative WebMCP: a form is a tool, with no script at all. */
+const FORM_PAGE = `<!doctype html><title>newsletter</title>
+<form toolname="subscribe" tooldescription="Subscribes an address to the newsletter">
+  <input name="email" type="email" required toolparamdescription="The address to subscribe">
+  <button>Subscribe</button>
+</form>`;
+
 /** Chromium's own document.modelContext (--enable-blink-features=WebMCP); no polyfill may stand in for it. */
 const NATIVE_PAGE = `<!doctype html><title>native</title><script>
 const getter = Object.getOwnPropertyDescriptor(Document.prototype, "modelContext")?.get;
@@ -90,7 +98,13 @@ interface SeenTab {
   tabId: number;
   origin: string;
   revision: number;
-  tools: { name: string; title?: string; description: string; annotations: Record<string, unknown> }[];
+  tools: {
+    name: string;
+    title?: string;
+    description: string;
+    inputSchema: Record<string, unknown>;
+    annotations: Record<string, unknown>;
+  }[];
 }
 
 let server: Server;
@@ -105,6 +119,7 @@ beforeAll(async () => {
       "/seed.html": SEED_PAGE,
       "/document.html": DOCUMENT_PAGE,
       "/native.html": NATIVE_PAGE,
+      "/form.html": FORM_PAGE,
       "/with-bridge.html": bridgePage(inject("hubUrl")),
     };
     const page = pages[req.url ?? ""] ?? null;
@@ -204,6 +219,20 @@ describe("the extension sees the tools of pages that carry no script of ours", (
     expect(tab).toMatchObject({ origin, tools: [{ name: "search", title: "Search the catalogue" }] });
 
     await page.evaluate(() => (window as unknown as { stopSearch(): void }).stopSearch());
+    await expect.poll(() => namesFor(tabId)).toEqual([]);
+    await page.close();
+  });
+
+  test("a declarative form is seen as a tool with the schema of its controls, and removing the form withdraws it", async () => {
+    const { page, tabId } = await open("/form.html");
+    await expect.poll(() => namesFor(tabId)).toEqual(["subscribe"]);
+    const tool = (await seenTabs()).find((t) => t.tabId === tabId)?.tools[0];
+    expect(tool).toMatchObject({
+      description: "Subscribes an address to the newsletter",
+      inputSchema: { type: "object", properties: { email: { type: "string" } }, required: ["email"] },
+    });
+
+    await page.evaluate(() => document.querySelector("form")?.remove());
     await expect.poll(() => namesFor(tabId)).toEqual([]);
     await page.close();
   });
