@@ -29,6 +29,19 @@ export const EXTENSION_SCRIPTS = [
   "main-world", // MAIN-world content script: the WebMCP registry of src/bridge, no relay
   "isolated-world", // ISOLATED-world content script: the private port → the service worker
   "service-worker", // background: each tab's tools
+  "popup", // the toolbar popup: pairing, this site's decision, shared tabs, settings
+  "approval", // the approval window of a tool call (approval.html#<id>)
+];
+
+/** The extension's files copied as they are into dist/extension/ (next to manifest.json), by their path in extension/. */
+export const EXTENSION_FILES = [
+  "popup.html",
+  "approval.html",
+  "ui.css",
+  "icons/icon-16.png", // made by scripts/make-icons.mjs
+  "icons/icon-32.png",
+  "icons/icon-48.png",
+  "icons/icon-128.png",
 ];
 
 const browser = { platform: "browser", target: ["es2022"], minify: true };
@@ -63,6 +76,13 @@ export const BUNDLES = [
     outfile: "dist/extension/manifest.json",
     copy: true, // not bundled: copied as it is
   },
+  ...EXTENSION_FILES.map((path) => ({
+    name: `extension:${path}`,
+    group: "extension",
+    entry: `extension/${path}`,
+    outfile: `dist/extension/${path}`,
+    copy: true,
+  })),
   // The sidecar: the CLI and its scan worker thread (loaded next to it). Dependencies stay in node_modules;
   // the bundle only joins the project's own modules.
   {

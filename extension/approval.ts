@@ -1,0 +1,132 @@
+// The approval window, opened by the service worker as approval.html#<approvalId> in a popup window of its
+// own: an extension page, so no web page can script, frame or overlay it. It shows who asks (channel, agent,
+// the client's self-declared name as secondary text), where (the tab's origin as the browser reported it),
+// what (tool and arguments, as text only) and until when; the user approves, denies or always allows on this
+// channel. Deny has the focus, so Enter or Space pressed by habit never approves, and Approve only arms a
+// moment after the window is shown or focused, so a click aimed at something else cannot land on it.
+import { byId, showError } from "../web/client/lib/dom.js";
+import type { ApprovalDecision, ApprovalState } from "./messages.js";
+import { channelLabel, formatCountdown, prettyArguments } from "./ui/format.js";
+import { NOT_RESPONDING, isApprovalState } from "./ui/responses.js";
+import { act, ask, onStateChanged } from "./ui/runtime.js";
+
+/** How long Approve and "Always allow" stay disabled after the window is shown or focused again. */
+const ARM_MS = 700;
+/** How long "no longer waiting" stays up before the window closes itself. */
+const CLOSE_AFTER_MS = 2_500;
+
+const id = decodeURIComponent(location.hash.slice(1));
+const deny = byId("deny", HTMLButtonElement);
+const approve = byId("approve", HTMLButtonElement);
+const always = byId("always", HTMLButtonElement);
+
+let shown: ApprovalState | null = null;
+let finished = false; // decided here, expired, or gone: the buttons stay off
+let armTimer: ReturnType<typeof setTimeout> | undefined;
+let tickTimer: ReturnType<typeof setInterval> | undefined;
+
+/** Disables the approving buttons now and enables them ARM_MS later (unless the request is finished). */
+function arm(): void {
+  approve.disabled = always.disabled = true;
+  clearTimeout(armTimer);
+  armTimer = setTimeout(() => {
+    if (!finished) approve.disabled = always.disabled = false;
+  }, ARM_MS);
+}
+
+function show(approval: ApprovalState): void {
+  shown = approval;
+  byId("channel").textContent = channelLabel(approval);
+  byId("agent").textContent = approval.agent;
+  const client = byId("client");
+  client.textContent = approval.client ? `(the client says it is “${approval.client}”)` : "";
+  client.hidden = !approval.client;
+  byId("site").textContent = approval.origin;
+  byId("tool-title").textContent = approval.title ?? "";
+  byId("tool-name").textContent = approval.tool;
+  byId("arguments").textContent = prettyArguments(approval.arguments);
+  document.title = `Approve ${approval.tool} on ${approval.origin}? — webmcp-hub`;
+  byId("loading").hidden = true;
+  byId("request").hidden = false;
+  tick();
+  tickTimer = setInterval(tick, 250);
+  arm();
+  deny.focus();
+}
+
+function tick(): void {
+  if (!shown) return;
+  const left = shown.deadline - Date.now();
+  const countdown = byId("countdown");
+  if (left > 0) {
+    countdown.textContent = `The hub waits ${formatCountdown(left)} more for your answer.`;
+    return;
+  }
+  countdown.textContent = "Time is up: the hub has given up on this call.";
+  stop();
+}
+
+/** No more deciding here: buttons off, countdown stopped. */
+function stop(): void {
+  finished = true;
+  clearInterval(tickTimer);
+  clearTimeout(armTimer);
+  deny.disabled = approve.disabled = always.disabled = true;
+}
+
+/** Replaces the request with a closing message; `closeSoon` closes the window a moment later. */
+function gone(heading: string, text: string, closeSoon: boolean): void {
+  stop();
+  byId("loading").hidden = true;
+  byId("request").hidden = true;
+  byId("gone-heading").textContent = heading;
+  byId("gone-text").textContent = text;
+  byId("gone").hidden = false;
+  byId("close", HTMLButtonElement).focus();
+  if (closeSoon) setTimeout(() => window.close(), CLOSE_AFTER_MS);
+}
+
+const NO_LONGER = "This request is no longer waiting";
+
+/** Asks the service worker for the approval; shows it, or says it is gone. */
+async function load(): Promise<void> {
+  const answer = id ? await ask({ type: "ui:approval-get", id }) : null;
+  if (finished) return;
+  if (isApprovalState(answer)) {
+    if (!shown) show(answer);
+    return;
+  }
+  if (answer === null)
+    return gone(
+      NO_LONGER,
+      "It was already decided, cancelled by the agent, or it timed out.",
+      shown !== null,
+    );
+  // No usable answer: on first load say so; once shown, a restarting service worker is not a reason to leave.
+  if (!shown) gone("The extension's background is not responding", NOT_RESPONDING, false);
+}
+
+async function decide(decision: ApprovalDecision): Promise<void> {
+  if (finished) return;
+  deny.disabled = approve.disabled = always.disabled = true;
+  const answer = await act({ type: "ui:approval", id, decision });
+  if (answer.ok) {
+    stop();
+    window.close();
+    return;
+  }
+  showError(byId("error"), answer.error);
+  deny.disabled = false;
+  arm();
+  await load();
+}
+
+deny.addEventListener("click", () => void decide("deny"));
+approve.addEventListener("click", () => void decide("approve"));
+always.addEventListener("click", () => void decide("always"));
+byId("close").addEventListener("click", () => window.close());
+window.addEventListener("focus", () => {
+  if (shown && !finished) arm();
+});
+onStateChanged(() => void load());
+void load();
