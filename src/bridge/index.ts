@@ -1,9 +1,11 @@
 // /bridge.js: what a site adds to its pages with one script tag. Installs WebMCP (both API generations, one
 // registry; install.ts), connects the registry's tools to the user's channel on the hub this script was
 // loaded from (relay-client.ts), defines <webmcp-hub-widget>, and exposes window.webmcpHub:
-// pair(code) → Promise<{channelId}>, disconnect(), status ("unpaired" | "connecting" | "connected") and a
+// pair(code) → Promise<{channelId}>, disconnect(), status ("unpaired" | "connecting" | "connected", or
+// "extension" when the webmcp-hub browser extension relays the page and the bridge stands aside) and a
 // `statuschange` event. Only in secure contexts, and only once per page.
 import { askApproval } from "./approval.js";
+import { extensionPresent } from "./extension-mark.js";
 import { installWebMcp } from "./install.js";
 import { registry } from "./registry.js";
 import { RelayClient } from "./relay-client.js";
@@ -40,6 +42,8 @@ if (!window.isSecureContext) {
     hubOrigin: hubOrigin(),
     registry,
     storage: storage(),
+    // The webmcp-hub extension installed WebMCP before this script and relays the page itself.
+    viaExtension: extensionPresent(),
     approve: (request) => askApproval(widgetRoot(), request),
   });
   window.webmcpHub = hub;

@@ -2,36 +2,26 @@
 // localStorage), holds the WebSocket to /relay/:channelId with backoff, publishes the registry's tools and
 // runs the hub's calls (approval first when asked, an AbortSignal tied to cancel and timeout, results
 // normalised). Frames are the ones of src/protocol/frames.ts; only their types are imported (no zod here).
-import type { CallFrame, HelloFrame, ProviderFrame, ToolsFrame } from "../protocol/frames.js";
-import { exceedsUtf8Bytes, utf8ByteLength } from "../protocol/measure.js";
+import type { CallFrame, HelloFrame, ProviderFrame } from "../protocol/frames.js";
 import type { CallToolResult } from "../protocol/results.js";
-import type { ToolAnnotations, ToolDescriptor } from "../protocol/tool.js";
 import { AlwaysAllowed, type ApprovalDecision, type ApprovalRequest } from "./approval.js";
-import { CHANGE_EVENT, type RegisteredTool, type ToolClient, type ToolRegistry } from "./registry.js";
-import { errorResult, messageOf, toCallToolResult } from "./results.js";
+import { CHANGE_EVENT, type ToolRegistry } from "./registry.js";
+import {
+  CLOSE_ORIGIN_REFUSED,
+  CLOSE_TOKEN_REFUSED,
+  backoffMs,
+  frameText,
+  toolsFrameText,
+} from "./relay-frames.js";
+import { errorResult, messageOf, runTool } from "./results.js";
 
-export type HubStatus = "unpaired" | "connecting" | "connected";
+/** "extension": the webmcp-hub browser extension relays this page (extension-mark.ts), so this client never
+ *  connects: one relay per tab. */
+export type HubStatus = "unpaired" | "connecting" | "connected" | "extension";
 
-export const RELAY_SUBPROTOCOL = "webmcp-hub.v1";
+export { RELAY_SUBPROTOCOL } from "./relay-frames.js";
+import { RELAY_SUBPROTOCOL } from "./relay-frames.js";
 export const BRIDGE_VERSION = "bridge/0.1.0";
-/** Close code the hub uses for a revoked provider token. */
-const TOKEN_REVOKED = 4001;
-/** The hub refused this page's Origin for the token (routes/relay.ts closes a refused page socket so). */
-const ORIGIN_REFUSED = 4003;
-const BACKOFF_BASE_MS = 500;
-const BACKOFF_CAP_MS = 30_000;
-// Mirrors of LIMITS and TOOL_NAME_PATTERN in src/protocol (values only: the bridge imports no zod).
-const MAX_TOOLS = 256;
-const MAX_FRAME_BYTES = 1024 * 1024;
-const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
-const HINTS = [
-  "readOnlyHint",
-  "destructiveHint",
-  "idempotentHint",
-  "openWorldHint",
-  "untrustedContentHint",
-  "consequentialHint",
-] as const;
 
 interface Pairing {
   channelId: string;
@@ -45,6 +35,8 @@ export interface RelayClientOptions {
   registry: ToolRegistry;
   /** localStorage, or null where the page may not use it (the pairing then lasts for this page). */
   storage: Storage | null;
+  /** The webmcp-hub extension relays this page: never connect (see HubStatus "extension"). */
+  viaExtension?: boolean;
   /** Shows the approval dialog. */
   approve(request: ApprovalRequest): Promise<ApprovalDecision>;
 }
@@ -85,13 +77,18 @@ export class RelayClient extends EventTarget {
     return this.pairing?.channelId ?? null;
   }
 
-  /** Connects with the stored token, if there is one. */
+  /** Connects with the stored token, if there is one, unless the extension relays this page. */
   start(): void {
-    if (this.pairing) this.connect();
+    if (this.o.viaExtension) this.setStatus("extension");
+    else if (this.pairing) this.connect();
   }
 
   /** Redeems a pairing code for this page's origin, keeps the token and connects. */
   async pair(code: string): Promise<{ channelId: string }> {
+    if (this.o.viaExtension)
+      throw this.fail(
+        "The webmcp-hub browser extension relays this page: pair the extension and allow this site in its popup.",
+      );
     let res: Response;
     try {
       res = await fetch(`${this.o.hubOrigin}/api/pair`, {
@@ -143,7 +140,7 @@ export class RelayClient extends EventTarget {
 
   /** The page is shown again (back/forward cache): reconnect. */
   pageShown(): void {
-    if (this.pairing && !this.ws) this.connect();
+    if (this.pairing && !this.ws && !this.o.viaExtension) this.connect();
   }
 
   /** The page became visible or focused: tell the hub this tab is the most recently active one. */
@@ -153,7 +150,7 @@ export class RelayClient extends EventTarget {
 
   /** Another tab of this origin paired or disconnected (the `storage` event). */
   storageChanged(key: string | null): void {
-    if (key !== null && key !== this.key) return;
+    if (this.o.viaExtension || (key !== null && key !== this.key)) return;
     const next = this.load(this.read());
     if (JSON.stringify(next) === JSON.stringify(this.pairing)) return;
     this.stop();
@@ -194,9 +191,9 @@ export class RelayClient extends EventTarget {
 
   private async closed(code: number, opened: boolean): Promise<void> {
     const pairing = this.pairing;
-    if (code === TOKEN_REVOKED)
+    if (code === CLOSE_TOKEN_REFUSED)
       return this.forget("This tab's access to the channel was revoked. Pair again.");
-    if (code === ORIGIN_REFUSED)
+    if (code === CLOSE_ORIGIN_REFUSED)
       return this.forget(
         "The hub does not accept this pairing from this page's origin. Pair this tab again.",
       );
@@ -209,10 +206,10 @@ export class RelayClient extends EventTarget {
         return this.forget("The hub no longer accepts this tab's pairing (revoked or expired). Pair again.");
     }
     if (!this.pairing || this.pairing !== pairing || this.ws) return;
-    const base = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** this.attempt++);
+    const delay = backoffMs(this.attempt++);
     this.setStatus("connecting");
     clearTimeout(this.retryTimer);
-    this.retryTimer = setTimeout(() => this.connect(), base / 2 + (Math.random() * base) / 2);
+    this.retryTimer = setTimeout(() => this.connect(), delay);
   }
 
   /** True when the hub answers HTTP at all (an opaque no-cors response is enough). */
@@ -262,21 +259,9 @@ export class RelayClient extends EventTarget {
   /** Sends a frame; one over the hub's limit (UTF-8 bytes) would close the socket, so it is never sent. */
   private send(frame: ProviderFrame): void {
     if (this.ws?.readyState !== 1) return;
-    let text = JSON.stringify(frame);
-    if (exceedsUtf8Bytes(text, MAX_FRAME_BYTES)) {
-      const size = utf8ByteLength(text);
-      if (frame.type !== "result") {
-        console.warn(`webmcp-hub: a ${frame.type} frame of ${size} bytes is over the hub's limit; not sent.`);
-        return;
-      }
-      text = JSON.stringify({
-        ...frame,
-        result: errorResult(
-          `The tool's answer was ${size} bytes as a relay frame; a frame may be at most ${MAX_FRAME_BYTES} bytes.`,
-        ),
-      } satisfies ProviderFrame);
-    }
-    this.ws.send(text);
+    const text = frameText(frame);
+    if (text === null) console.warn(`webmcp-hub: a ${frame.type} frame is over the hub's limit; not sent.`);
+    else this.ws.send(text);
   }
 
   // ------------------------------------------------------------------------------------------------------
@@ -332,24 +317,9 @@ export class RelayClient extends EventTarget {
   private sendTools(): void {
     clearTimeout(this.toolsTimer);
     if (!this.welcomed) return;
-    const tools: ToolDescriptor[] = [];
-    for (const tool of this.o.registry.list()) {
-      const descriptor = describe(tool);
-      if (descriptor) tools.push(descriptor);
-      else console.warn(`webmcp-hub: the tool "${tool.name}" cannot be relayed (name or description).`);
-    }
-    if (tools.length > MAX_TOOLS) {
-      console.warn(
-        `webmcp-hub: a tab relays at most ${MAX_TOOLS} tools; ${tools.length - MAX_TOOLS} left out.`,
-      );
-      tools.length = MAX_TOOLS;
-    }
-    let text = JSON.stringify({ type: "tools", tools } satisfies ToolsFrame);
-    while (exceedsUtf8Bytes(text, MAX_FRAME_BYTES) && tools.length) {
-      tools.length = Math.floor(tools.length * 0.9);
-      text = JSON.stringify({ type: "tools", tools } satisfies ToolsFrame);
-    }
-    this.toolCount = tools.length;
+    const { text, sent, warnings } = toolsFrameText(this.o.registry.list());
+    for (const warning of warnings) console.warn(`webmcp-hub: ${warning}`);
+    this.toolCount = sent;
     if (this.ws?.readyState === 1) this.ws.send(text);
     this.dispatchEvent(new Event("toolschange"));
   }
@@ -393,18 +363,9 @@ export class RelayClient extends EventTarget {
           if (decision === "always") allowed.add(call.name);
           denied = decision === "deny";
         }
-        if (denied) {
-          result = errorResult(`The user declined to run ${call.name}.`);
-        } else {
-          const client: ToolClient = {
-            signal,
-            async requestUserInteraction(callback) {
-              signal.throwIfAborted();
-              return await callback();
-            },
-          };
-          result = toCallToolResult(await tool.execute(call.arguments, client));
-        }
+        result = denied
+          ? errorResult(`The user declined to run ${call.name}.`)
+          : await runTool(tool, call.arguments, signal);
       }
     } catch (e) {
       result = errorResult(messageOf(e));
@@ -460,22 +421,4 @@ export class RelayClient extends EventTarget {
     }
     return null;
   }
-}
-
-/** A registered tool as the hub's ToolDescriptor, or null when the hub would refuse it. */
-function describe(tool: RegisteredTool): ToolDescriptor | null {
-  if (!TOOL_NAME.test(tool.name) || !tool.description || tool.description.length > 4096) return null;
-  const annotations: ToolAnnotations = {};
-  for (const hint of HINTS) {
-    const value: unknown = tool.annotations?.[hint];
-    if (value !== undefined) annotations[hint] = value === true || value === "true";
-  }
-  return {
-    name: tool.name,
-    ...(tool.title ? { title: tool.title.slice(0, 256) } : {}),
-    description: tool.description,
-    inputSchema: tool.inputSchema,
-    ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
-    annotations,
-  };
 }

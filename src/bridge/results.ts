@@ -2,6 +2,7 @@
 // re-validates every result frame with zod and refuses the whole frame when one block is malformed, which
 // would leave the agent waiting for its timeout; so blocks are checked here, by hand (no zod in the bridge).
 import type { CallToolResult } from "../protocol/results.js";
+import type { RegisteredTool, ToolClient } from "./registry.js";
 
 /** The largest result a frame can carry, leaving room for the frame's own fields (LIMITS.frameBytes is 1 MiB). */
 export const MAX_RESULT_BYTES = 1024 * 1024 - 4096;
@@ -81,4 +82,27 @@ export function toCallToolResult(value: unknown): CallToolResult {
       `The tool's result is larger than ${MAX_RESULT_BYTES} bytes, the most a relay frame carries.`,
     );
   return result;
+}
+
+/**
+ * Runs a registered tool for a relayed call (the bridge's and the extension's): its execute gets the input and
+ * a client whose signal is the call's (cancel, timeout), and whatever it returns or throws becomes a result.
+ */
+export async function runTool(
+  tool: RegisteredTool,
+  input: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
+  const client: ToolClient = {
+    signal,
+    async requestUserInteraction(callback) {
+      signal.throwIfAborted();
+      return await callback();
+    },
+  };
+  try {
+    return toCallToolResult(await tool.execute(input, client));
+  } catch (e) {
+    return errorResult(messageOf(e));
+  }
 }

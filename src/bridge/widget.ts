@@ -86,13 +86,15 @@ export function defineWidget(hub: WidgetHub): void {
       const n = hub.toolCount;
       $(".s").textContent = this.pairing
         ? `Pairing with ${host}…`
-        : hub.status === "connected"
-          ? `Connected to ${host}: your agent can use ${n} tool${n === 1 ? "" : "s"} of this page.`
-          : hub.status === "connecting"
-            ? `Connecting to ${host}…`
-            : `Not connected. Enter a pairing code from ${host} to let your agent use this page's tools.`;
+        : hub.status === "extension"
+          ? "This page's tools are shared through the webmcp-hub browser extension: pair and allow sites in its popup."
+          : hub.status === "connected"
+            ? `Connected to ${host}: your agent can use ${n} tool${n === 1 ? "" : "s"} of this page.`
+            : hub.status === "connecting"
+              ? `Connecting to ${host}…`
+              : `Not connected. Enter a pairing code from ${host} to let your agent use this page's tools.`;
       $("form").hidden = hub.status !== "unpaired";
-      $(".d").hidden = hub.status === "unpaired";
+      $(".d").hidden = hub.status === "unpaired" || hub.status === "extension";
       this.root.querySelector("form button")!.toggleAttribute("disabled", this.pairing);
       $(".err").textContent = hub.problem;
     }

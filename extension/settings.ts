@@ -1,0 +1,71 @@
+// What the extension keeps, and where:
+// - chrome.storage.local (survives browser restarts): the hub URL, the pairing (the extension's provider
+//   token), site decisions ("always" / "never"), the incognito setting, "always allow on this channel"
+//   approvals, and the last problem to show.
+// - chrome.storage.session (this browser session): "allow once" decisions, per tab.
+// The service worker is the only writer; content scripts read the hub URL only.
+
+/** The hub this build was made for (`WEBMCP_HUB_URL` at build time; `npm start`'s hub by default). */
+export const DEFAULT_HUB_URL: string = process.env.WEBMCP_HUB_URL ?? "http://localhost:8787";
+
+export interface StoredPairing {
+  hubOrigin: string;
+  channelId: string;
+  channelName: string | null;
+  providerToken: string;
+  relayUrl: string;
+  pairedAt: number;
+}
+
+export interface Stored {
+  hubUrl: string;
+  pairing: StoredPairing | null;
+  problem: string;
+  sites: Record<string, "always" | "never">;
+  incognito: boolean;
+  /** channelId → origin → tool names the user always allows there. */
+  always: Record<string, Record<string, string[]>>;
+}
+
+const DEFAULTS: Stored = {
+  hubUrl: DEFAULT_HUB_URL,
+  pairing: null,
+  problem: "",
+  sites: {},
+  incognito: false,
+  always: {},
+};
+
+export async function loadSettings(): Promise<Stored> {
+  const got = await chrome.storage.local.get<Partial<Stored>>(Object.keys(DEFAULTS) as (keyof Stored)[]);
+  return { ...DEFAULTS, ...got };
+}
+
+export async function saveSettings(patch: Partial<Stored>): Promise<void> {
+  await chrome.storage.local.set(patch);
+}
+
+export async function loadHubUrl(): Promise<string> {
+  const { hubUrl } = (await chrome.storage.local.get("hubUrl")) as Partial<Stored>;
+  return hubUrl ?? DEFAULT_HUB_URL;
+}
+
+/** "Allow once" decisions: tabId → the origin allowed in it. */
+export async function loadOnce(): Promise<Map<number, string>> {
+  const { once } = (await chrome.storage.session.get("once")) as { once?: Record<string, string> };
+  return new Map(Object.entries(once ?? {}).map(([tab, origin]) => [Number(tab), origin]));
+}
+
+export async function saveOnce(once: Map<number, string>): Promise<void> {
+  await chrome.storage.session.set({ once: Object.fromEntries(once) });
+}
+
+/** The origin of an http(s) URL the user typed, or null. */
+export function hubOriginOf(url: string): string | null {
+  try {
+    const u = new URL(url.trim());
+    return u.protocol === "http:" || u.protocol === "https:" ? u.origin : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,116 @@
+// The provider's side of the relay frames, shared by /bridge.js (relay-client.ts, one socket per tab) and the
+// extension's service worker (one socket per shared tab): registered tools as the hub's ToolDescriptors,
+// within the hub's limits, and result frames that never exceed the frame limit. Values mirror LIMITS and
+// TOOL_NAME_PATTERN in src/protocol (values only: the bridge imports no zod; the hub re-validates every frame).
+import type { ProviderFrame, ToolsFrame } from "../protocol/frames.js";
+import { exceedsUtf8Bytes, utf8ByteLength } from "../protocol/measure.js";
+import type { ToolAnnotations, ToolDescriptor } from "../protocol/tool.js";
+import { errorResult } from "./results.js";
+
+export const RELAY_SUBPROTOCOL = "webmcp-hub.v1";
+/** Close code the hub uses for a provider token that is unknown, revoked or expired. */
+export const CLOSE_TOKEN_REFUSED = 4001;
+/** Close code the hub uses when the token may not be used from this Origin (or for that tab origin). */
+export const CLOSE_ORIGIN_REFUSED = 4003;
+export const MAX_TOOLS = 256;
+export const MAX_FRAME_BYTES = 1024 * 1024;
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+const DESCRIPTION_MAX = 4096;
+const TITLE_MAX = 256;
+const HINTS = [
+  "readOnlyHint",
+  "destructiveHint",
+  "idempotentHint",
+  "openWorldHint",
+  "untrustedContentHint",
+  "consequentialHint",
+] as const;
+
+/** A tool as a page registered it, data only (a RegisteredTool, or the extension's copy of one). */
+export interface ToolDefinition {
+  name: string;
+  title?: string | undefined;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown> | undefined;
+  annotations?: Record<string, unknown> | undefined;
+}
+
+/** A tool as the hub's ToolDescriptor, or null when the hub would refuse it (name or description). */
+export function toDescriptor(tool: ToolDefinition): ToolDescriptor | null {
+  if (!TOOL_NAME.test(tool.name) || !tool.description || tool.description.length > DESCRIPTION_MAX)
+    return null;
+  const annotations: ToolAnnotations = {};
+  for (const hint of HINTS) {
+    const value: unknown = tool.annotations?.[hint];
+    if (value !== undefined) annotations[hint] = value === true || value === "true";
+  }
+  return {
+    name: tool.name,
+    ...(tool.title ? { title: tool.title.slice(0, TITLE_MAX) } : {}),
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+    annotations,
+  };
+}
+
+export interface ToolsFrameText {
+  /** The `tools` frame, as the text to send. */
+  text: string;
+  /** How many tools it carries. */
+  sent: number;
+  /** Why tools were left out, one line each (empty when none were). */
+  warnings: string[];
+}
+
+/**
+ * The `tools` frame for a provider's tools: tools the hub would refuse are left out, at most MAX_TOOLS are
+ * sent, and the frame is trimmed (dropping tools from the end) until it fits MAX_FRAME_BYTES.
+ */
+export function toolsFrameText(tools: Iterable<ToolDefinition>): ToolsFrameText {
+  const warnings: string[] = [];
+  const descriptors: ToolDescriptor[] = [];
+  for (const tool of tools) {
+    const descriptor = toDescriptor(tool);
+    if (descriptor) descriptors.push(descriptor);
+    else warnings.push(`the tool "${tool.name.slice(0, 200)}" cannot be relayed (name or description).`);
+  }
+  if (descriptors.length > MAX_TOOLS) {
+    warnings.push(`a tab relays at most ${MAX_TOOLS} tools; ${descriptors.length - MAX_TOOLS} left out.`);
+    descriptors.length = MAX_TOOLS;
+  }
+  const before = descriptors.length;
+  let text = JSON.stringify({ type: "tools", tools: descriptors } satisfies ToolsFrame);
+  while (exceedsUtf8Bytes(text, MAX_FRAME_BYTES) && descriptors.length) {
+    descriptors.length = Math.floor(descriptors.length * 0.9);
+    text = JSON.stringify({ type: "tools", tools: descriptors } satisfies ToolsFrame);
+  }
+  if (descriptors.length < before)
+    warnings.push(
+      `the tools' definitions are over the hub's ${MAX_FRAME_BYTES}-byte frame limit; ${before - descriptors.length} left out.`,
+    );
+  return { text, sent: descriptors.length, warnings };
+}
+
+/**
+ * A frame as the text to send, or null when it is over the hub's limit (which would close the socket). A
+ * result over the limit is replaced by an `isError` result that says so, so the agent is not left waiting.
+ */
+export function frameText(frame: ProviderFrame): string | null {
+  const text = JSON.stringify(frame);
+  if (!exceedsUtf8Bytes(text, MAX_FRAME_BYTES)) return text;
+  if (frame.type !== "result") return null;
+  return JSON.stringify({
+    ...frame,
+    result: errorResult(
+      `The tool's answer was ${utf8ByteLength(text)} bytes as a relay frame; a frame may be at most ${MAX_FRAME_BYTES} bytes.`,
+    ),
+  } satisfies ProviderFrame);
+}
+
+/** Reconnection delay after `attempt` failures: exponential from 500 ms, capped at 30 s, with jitter. */
+export function backoffMs(attempt: number): number {
+  const base = Math.min(30_000, 500 * 2 ** attempt);
+  return base / 2 + (Math.random() * base) / 2;
+}
