@@ -1,0 +1,228 @@
+// The extension's own pages in a real Chromium with the unpacked extension (dist/extension/, built by the e2e
+// global setup): the popup renders the service worker's state with no console error or CSP violation, pairs
+// with a real hub set in its Settings and unpairs, decides about the site of the tab it was opened over, and
+// the approval window of a request that is not waiting says so.
+import { createServer, type Server } from "node:http";
+import { mkdtemp, rm } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium, type BrowserContext, type Page, type Worker } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
+import { findChromium } from "./browser.js";
+
+const EXTENSION_DIR = fileURLToPath(new URL("../../dist/extension/", import.meta.url));
+
+const TOOL_PAGE = `<!doctype html><title>stamps</title><script>
+navigator.modelContext.registerTool({
+  name: "buy-stamp",
+  description: "Buys a stamp",
+  inputSchema: { type: "object", properties: { id: { type: "string" } } },
+  execute: ({ id }) => "bought " + id,
+});
+</script>`;
+
+let server: Server;
+let siteOrigin: string;
+let userDataDir: string;
+let context: BrowserContext;
+let worker: Worker;
+let extensionId: string;
+const hubUrl = inject("hubUrl");
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    res.writeHead(req.url === "/stamps.html" ? 200 : 404, { "content-type": "text/html; charset=utf-8" });
+    res.end(req.url === "/stamps.html" ? TOOL_PAGE : "not found");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  siteOrigin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  userDataDir = await mkdtemp(join(tmpdir(), "webmcp-hub-extension-ui-"));
+  context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: findChromium(),
+    headless: false, // --headless=new below: the old headless mode cannot load extensions.
+    args: [
+      "--headless=new",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--no-first-run",
+      `--disable-extensions-except=${EXTENSION_DIR}`,
+      `--load-extension=${EXTENSION_DIR}`,
+    ],
+  });
+  worker = context.serviceWorkers()[0] ?? (await context.waitForEvent("serviceworker"));
+  extensionId = new URL(worker.url()).host;
+});
+
+afterAll(async () => {
+  await context?.close();
+  await new Promise((resolve) => server?.close(resolve));
+  if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
+});
+
+/** Console errors and uncaught exceptions of a page (a CSP violation is logged as a console error). */
+function collectErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+  page.on("pageerror", (e) => errors.push(e.message));
+  return errors;
+}
+
+/** One of the extension's pages in a new tab, with its errors collected from the start. */
+async function openExtensionPage(path: string): Promise<{ page: Page; errors: string[] }> {
+  const page = await context.newPage();
+  const errors = collectErrors(page);
+  await page.goto(`chrome-extension://${extensionId}/${path}`);
+  return { page, errors };
+}
+
+/**
+ * The popup as it is when opened over `tabUrl`'s tab: opened by the service worker as a background tab of
+ * the same window, so that tab stays the active one when the popup asks chrome.tabs which tab it is over;
+ * then brought to the front to be clicked.
+ */
+async function popupOver(tabUrl: string): Promise<{ page: Page; errors: string[] }> {
+  const opened = context.waitForEvent("page", (p) => p.url().endsWith("/popup.html"));
+  await worker.evaluate(async (url) => {
+    const [tab] = await chrome.tabs.query({ url });
+    if (!tab?.id) throw new Error(`no tab shows ${url}`);
+    await chrome.tabs.create({
+      url: chrome.runtime.getURL("popup.html"),
+      active: false,
+      windowId: tab.windowId,
+    });
+  }, tabUrl);
+  const page = await opened;
+  const errors = collectErrors(page);
+  await expect.poll(() => page.getByRole("heading", { name: "This site" }).isVisible()).toBe(true);
+  await page.bringToFront();
+  return { page, errors };
+}
+
+async function createChannel(name: string): Promise<{ id: string; pairingCode: string }> {
+  const res = await fetch(`${hubUrl}/api/channels`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name }),
+  });
+  expect(res.status).toBe(201);
+  const body = (await res.json()) as { channel: { id: string }; pairingCode: string };
+  return { id: body.channel.id, pairingCode: body.pairingCode };
+}
+
+const visible = (page: Page, text: string | RegExp) =>
+  expect.poll(() => page.getByText(text).first().isVisible());
+
+describe("the popup", () => {
+  test("opened as a page, it renders 'Not paired' and the pairing form, with no console error or CSP violation", async () => {
+    const { page, errors } = await openExtensionPage("popup.html");
+    await visible(page, /^Not paired\./).toBe(true);
+    expect(await page.getByRole("textbox", { name: "Pairing code" }).isVisible()).toBe(true);
+    expect(await page.getByRole("button", { name: "Pair", exact: true }).isVisible()).toBe(true);
+    expect(await page.getByRole("button", { name: "Sign in and pick a channel" }).isVisible()).toBe(true);
+    expect(await page.getByRole("button", { name: "Unpair" }).isVisible()).toBe(false);
+    // Opened in a tab of its own, the popup's "current tab" is an extension page, not a web page.
+    await visible(page, /works only on web pages/).toBe(true);
+    expect(await page.getByRole("textbox", { name: "Hub URL" }).inputValue()).toMatch(/^https?:\/\//);
+    expect(await page.getByRole("checkbox", { name: "Share incognito tabs" }).isChecked()).toBe(false);
+    expect(await page.getByRole("button", { name: "Forget 'always allow' approvals" }).isVisible()).toBe(
+      true,
+    );
+
+    // Pairing with no code says what to do, in an alert next to the field, without asking the service worker.
+    await page.getByRole("button", { name: "Pair", exact: true }).click();
+    await visible(page, "Type the pairing code from your channel's page.").toBe(true);
+    expect(await page.getByRole("textbox", { name: "Pairing code" }).getAttribute("aria-invalid")).toBe(
+      "true",
+    );
+
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test("pairs with the hub set in its Settings, shows the channel, shows the hub's error for a wrong code, and unpairs", async () => {
+    const { page, errors } = await openExtensionPage("popup.html");
+    await visible(page, /^Not paired\./).toBe(true);
+
+    const hubField = page.getByRole("textbox", { name: "Hub URL" });
+    await hubField.fill(`${hubUrl}/some/path`);
+    await page.getByRole("button", { name: "Save" }).click();
+    await expect.poll(() => hubField.inputValue()).toBe(hubUrl);
+    await visible(
+      page,
+      `Not paired. Pair this browser with a channel on ${new URL(hubUrl).host} to relay the sites you allow.`,
+    ).toBe(true);
+
+    const code = page.getByRole("textbox", { name: "Pairing code" });
+    await code.fill("NOT-A-CODE");
+    await page.getByRole("button", { name: "Pair", exact: true }).click();
+    const pairError = page.locator("#pair-error");
+    await expect.poll(() => pairError.isVisible()).toBe(true);
+    expect(await pairError.getAttribute("role")).toBe("alert");
+    expect(await pairError.textContent()).not.toMatch(/not responding|^$/);
+
+    const channel = await createChannel("popup e2e");
+    await code.fill(channel.pairingCode);
+    await page.getByRole("button", { name: "Pair", exact: true }).click();
+    await visible(page, `Paired with the channel “popup e2e” on ${new URL(hubUrl).host}.`).toBe(true);
+    expect(await pairError.isVisible()).toBe(false);
+    expect(await code.isVisible()).toBe(false);
+    await visible(page, /Saving a different hub unpairs this browser\./).toBe(true);
+
+    await page.getByRole("button", { name: "Unpair" }).click();
+    await visible(page, /^Not paired\./).toBe(true);
+    expect(await code.isVisible()).toBe(true);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test("over a web page's tab, it shows the site and its tool, and allow once / always / forget change what it shares", async () => {
+    const site = await context.newPage();
+    await site.goto(`${siteOrigin}/stamps.html`);
+    const { page, errors } = await popupOver(site.url());
+
+    await visible(page, siteOrigin).toBe(true);
+    await visible(page, "Registered 1 tool").toBe(true);
+    await visible(page, "Not shared: nothing reaches the channel until you allow this site.").toBe(true);
+    await visible(page, "Not decided yet").toBe(true);
+
+    await page.getByRole("button", { name: "Allow once", exact: true }).click();
+    await visible(page, "Allowed for this tab only").toBe(true);
+    expect(await page.getByRole("button", { name: "Stop sharing" }).isVisible()).toBe(true);
+    // Allowed but not paired: the popup does not pretend the tab reaches a channel.
+    await visible(page, /not relayed: this browser is not paired/).toBe(true);
+    await visible(page, /No tab is shared\.|1 tool · not paired/).toBe(true);
+
+    await page.getByRole("button", { name: "Always allow", exact: true }).click();
+    await visible(page, "Always allowed").toBe(true);
+    const decision = page.getByRole("combobox", { name: `Decision for ${siteOrigin}` });
+    await expect.poll(() => decision.inputValue()).toBe("always");
+
+    await decision.selectOption("never");
+    await visible(page, "Never shared").toBe(true);
+    expect(await page.getByRole("button", { name: "Ask again" }).isVisible()).toBe(true);
+
+    await page.getByRole("button", { name: `Forget ${siteOrigin}` }).click();
+    await visible(page, "Not decided yet").toBe(true);
+    await visible(page, "You have not decided about any site yet.").toBe(true);
+    expect(errors).toEqual([]);
+    await page.close();
+    await site.close();
+  });
+});
+
+describe("the approval window", () => {
+  test("for a request that is not waiting, it says so and offers Close, with no console error or CSP violation", async () => {
+    const { page, errors } = await openExtensionPage("approval.html#no-such-approval");
+    await expect
+      .poll(() => page.getByRole("heading", { name: "This request is no longer waiting" }).isVisible())
+      .toBe(true);
+    const close = page.getByRole("button", { name: "Close" });
+    expect(await close.evaluate((b) => b === document.activeElement)).toBe(true);
+    expect(await page.getByRole("button", { name: "Approve" }).isVisible()).toBe(false);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
