@@ -19,6 +19,7 @@ export const DASHBOARD_SCRIPTS = [
   "publish", // /publish
   "tool", // a tool's page: "Try it"
   "account", // /signin and /account: passkeys, sign out, claiming, keys
+  "extension-connect", // /extension/connect: hands a fresh pairing code to the browser extension
 ];
 
 /**

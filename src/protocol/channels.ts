@@ -1,7 +1,7 @@
 // REST shapes of channels, pairing and plain HTTP calls.
 import { z } from "zod";
 import { LIMITS } from "./limits.js";
-import { ProviderKindSchema } from "./frames.js";
+import { PROVIDER_KINDS } from "./frames.js";
 
 export const CreateChannelBodySchema = z.object({
   name: z.string().trim().min(1, "give the channel a name").max(100),
@@ -22,6 +22,14 @@ export function normalizePairingCode(input: string): string {
   return input.toUpperCase().replace(/[\s-]/g, "").replace(/[IL]/g, "1").replace(/O/g, "0");
 }
 
+/**
+ * What a pairing code is redeemed for: a tab or sidecar (one provider each), or the browser extension, whose
+ * one token (bound to the extension's own Origin) opens a socket per shared tab, each a provider of kind "tab".
+ */
+export const PAIRING_KINDS = [...PROVIDER_KINDS, "extension"] as const;
+export const PairingKindSchema = z.enum(PAIRING_KINDS);
+export type PairingKind = z.infer<typeof PairingKindSchema>;
+
 export const PairBodySchema = z.object({
   code: z
     .string()
@@ -30,7 +38,7 @@ export const PairBodySchema = z.object({
     .pipe(
       z.string().regex(/^[0-9A-HJKMNP-TV-Z]{8}$/, "a pairing code is 8 letters and digits, like 7K3M-Q9XD"),
     ),
-  kind: ProviderKindSchema,
+  kind: PairingKindSchema,
   label: z.string().trim().min(1).max(64).optional(),
 });
 export type PairBody = z.infer<typeof PairBodySchema>;

@@ -54,12 +54,22 @@ export const LogFrameSchema = z.object({
   data: z.unknown(),
 });
 
+/**
+ * Keep-alive (the extension's service worker sends it every 20 s on each tab's socket). The hub answers
+ * `{"type":"pong"}`; the exact text `{"type":"ping"}` is answered by the Durable Object runtime itself
+ * (setWebSocketAutoResponse) without waking a hibernated relay. Not activity: it reorders no tab.
+ */
+export const PingFrameSchema = z.object({ type: z.literal("ping") });
+/** The exact text of a ping the runtime answers without waking the relay. */
+export const PING_FRAME_TEXT = '{"type":"ping"}';
+
 export const ProviderFrameSchema = z.discriminatedUnion("type", [
   HelloFrameSchema,
   ToolsFrameSchema,
   ResultFrameSchema,
   ProgressFrameSchema,
   LogFrameSchema,
+  PingFrameSchema,
 ]);
 export type ProviderFrame = z.infer<typeof ProviderFrameSchema>;
 export type HelloFrame = z.infer<typeof HelloFrameSchema>;
@@ -107,11 +117,17 @@ export const ErrorFrameSchema = z.object({
   id: z.string().optional(),
 });
 
+/** The answer to a ping. */
+export const PongFrameSchema = z.object({ type: z.literal("pong") });
+/** The exact text of the runtime's (and the relay's) answer to a ping. */
+export const PONG_FRAME_TEXT = '{"type":"pong"}';
+
 export const HubFrameSchema = z.discriminatedUnion("type", [
   WelcomeFrameSchema,
   CallFrameSchema,
   CancelFrameSchema,
   ErrorFrameSchema,
+  PongFrameSchema,
 ]);
 export type HubFrame = z.infer<typeof HubFrameSchema>;
 export type CallFrame = z.infer<typeof CallFrameSchema>;

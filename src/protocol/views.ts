@@ -34,6 +34,8 @@ export interface ProviderView {
   origin: string | null;
   /** Whether the tab paired from a browser page (false: a script did); null when not recorded. */
   pairedFromPage: boolean | null;
+  /** "extension": a tab relayed by the browser extension (its tokenId is the extension's, shared by its tabs). */
+  via: "extension" | null;
   /** Self-reported by the tab: `url` is null unless on the tab's own origin. */
   page: { url: string | null; title: string } | null;
   connectedAt: string;
@@ -74,6 +76,18 @@ export interface ChannelSnapshot {
 export interface PairingCodeView {
   pairingCode: string;
   expiresAt: string;
+}
+
+/** POST /api/pair: the provider token (shown this once) and where to connect it. */
+export interface PairedView {
+  channelId: string;
+  /** The channel's name (what the extension's popup shows). */
+  channelName: string;
+  providerToken: string;
+  providerTokenId: string;
+  /** ws(s)://HUB/relay/:channelId */
+  relayUrl: string;
+  label: string;
 }
 
 /** POST /api/channels/:id/agent-tokens: the token is shown this once. */

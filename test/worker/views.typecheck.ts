@@ -9,6 +9,7 @@ import type {
   CreatedAgentToken,
   CreatedChannel,
   ManifestVersionView,
+  PairedView,
   PairingCodeView,
   ProviderView,
   PublishResultView,
@@ -21,6 +22,7 @@ import type {
   createChannel,
   createPairingCode,
   listAgentTokens,
+  redeemPairingCode,
 } from "../../src/worker/channels/channels.js";
 import type { ChannelRelay } from "../../src/worker/relay/channel-relay.js";
 import type { getManifestVersion, publishManifest } from "../../src/worker/registry/manifests.js";
@@ -35,6 +37,7 @@ export type WorkerAnswersFitTheViews = [
   Fits<Answer<typeof channelView>, ChannelView>,
   Fits<Answer<typeof createChannel>, CreatedChannel>,
   Fits<Answer<typeof createPairingCode>, PairingCodeView>,
+  Fits<Answer<typeof redeemPairingCode>, PairedView>,
   Fits<Answer<typeof createAgentToken>, CreatedAgentToken>,
   Fits<Answer<typeof listAgentTokens>, AgentTokenView[]>,
   Fits<Snapshot["providers"], ProviderView[]>,

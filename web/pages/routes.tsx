@@ -15,6 +15,7 @@ import { getVerifiedSite, listSites, siteView } from "../../src/worker/registry/
 import { ChannelConsolePage, ChannelsPage } from "./channels.js";
 import { SignInPage } from "./account-signin.js";
 import { AccountPage } from "./account.js";
+import { ExtensionConnectPage } from "./extension-connect.js";
 import { listPasskeys, passkeyView } from "../../src/worker/accounts/passkeys.js";
 import { accountChannels, accountSites } from "../../src/worker/accounts/ownership.js";
 import { currentAccount } from "../../src/worker/accounts/session.js";
@@ -249,5 +250,11 @@ pageRoutes.get("/account", async (c) => {
     c,
     <AccountPage account={account} passkeys={passkeys.map(passkeyView)} channels={channels} sites={sites} />,
   );
+});
+pageRoutes.get("/extension/connect", async (c) => {
+  const account = await currentAccount(c);
+  if (!account) return c.redirect("/signin?return_to=%2Fextension%2Fconnect", 303);
+  const channels = await accountChannels(c.var.db, account.id);
+  return renderPage(c, <ExtensionConnectPage channels={channels.map(({ id, name }) => ({ id, name }))} />);
 });
 pageRoutes.get("/docs", (c) => renderPage(c, <DocsPage hub={hubOrigin(c)} />));

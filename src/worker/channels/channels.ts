@@ -5,7 +5,7 @@ import type { Db } from "../db/client.js";
 import { agentTokens, channels, ownerKeys, pairingCodes, providerTokens } from "../db/schema.js";
 import { HubError } from "../http/errors.js";
 import { bearerToken, looksLike, newToken, randomBase64Url, sha256Hex } from "../secrets.js";
-import { tabOrigin, type PairingSource } from "./pairing-source.js";
+import { extensionOrigin, tabOrigin, type PairingSource } from "./pairing-source.js";
 import { assertUnderLimit, pairingRules, recordFailure } from "./rate-limit.js";
 
 export const PAIRING_TTL_MS = 10 * 60 * 1000;
@@ -305,7 +305,12 @@ export async function redeemPairingCode(
   const rules = pairingRules(clientKey);
   await assertUnderLimit(db, rules, now);
   // Checked before the code is looked at: a refused Origin leaves the code usable.
-  const origin = body.kind === "tab" ? tabOrigin(source.origin) : null;
+  const origin =
+    body.kind === "tab"
+      ? tabOrigin(source.origin)
+      : body.kind === "extension"
+        ? extensionOrigin(source.origin)
+        : null;
   const hash = await sha256Hex(body.code);
   const [used] = await db
     .update(pairingCodes)
@@ -321,7 +326,10 @@ export async function redeemPairingCode(
   }
   const token = newToken("provider");
   const id = crypto.randomUUID();
-  const label = origin !== null ? labelForOrigin(origin) : (body.label ?? "sidecar");
+  const label =
+    body.kind === "tab" && origin !== null
+      ? labelForOrigin(origin)
+      : (body.label ?? (body.kind === "extension" ? "browser extension" : "sidecar"));
   await db.insert(providerTokens).values({
     id,
     channelId: used.channelId,
@@ -332,9 +340,17 @@ export async function redeemPairingCode(
     pairedFromPage: source.fromPage,
     createdAt: now,
   });
-  await noteChannelUse(db, { id: used.channelId, lastUsedAt: null }, now);
+  const channel = await db.query.channels.findFirst({ where: eq(channels.id, used.channelId) });
+  await noteChannelUse(db, { id: used.channelId, lastUsedAt: channel?.lastUsedAt ?? null }, now);
   const relayUrl = `${hubOrigin.replace(/^http/, "ws")}/relay/${used.channelId}`;
-  return { channelId: used.channelId, providerToken: token, providerTokenId: id, relayUrl, label };
+  return {
+    channelId: used.channelId,
+    channelName: channel?.name ?? "",
+    providerToken: token,
+    providerTokenId: id,
+    relayUrl,
+    label,
+  };
 }
 
 export async function authenticateProvider(
@@ -361,5 +377,20 @@ export async function authenticateProvider(
       `This token was paired from ${row.origin}; it cannot be used from ${origin ?? "a request without an Origin"}.`,
     );
   }
+  if (row.kind === "extension" && sameExtension(origin) !== row.origin) {
+    throw new HubError(
+      "forbidden",
+      `This token belongs to the browser extension ${row.origin}; only that extension can use it.`,
+    );
+  }
   return row;
+}
+
+/** A request's Origin as an extension origin (lower case), or null when it is none. */
+function sameExtension(origin: string | undefined): string | null {
+  try {
+    return extensionOrigin(origin);
+  } catch {
+    return null;
+  }
 }

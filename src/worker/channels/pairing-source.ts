@@ -1,5 +1,7 @@
-// Where a pairing request came from: a tab's Origin (parsed, only http(s) origins, stored serialized) and
-// whether a browser page sent it (Fetch Metadata), so the channel console can mark providers paired by a script.
+// Where a pairing request came from: a tab's Origin (parsed, only http(s) origins, stored serialized), the
+// browser extension's Origin (chrome-extension:// or moz-extension://, its id), and whether a browser page sent
+// it (Fetch Metadata), so the channel console can mark providers paired by a script. Also the tab origin an
+// extension's relay socket names (`?origin=`), which must already be serialized exactly.
 import { HubError } from "../http/errors.js";
 
 export interface PairingSource {
@@ -53,6 +55,60 @@ export function tabOrigin(raw: string | undefined): string {
     );
   }
   return url.origin;
+}
+
+/** Chrome's and Edge's extension ids: 32 letters a–p. Firefox's: a UUID (per installation). */
+const EXTENSION_ORIGIN = [
+  /^chrome-extension:\/\/[a-p]{32}$/,
+  /^moz-extension:\/\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+];
+
+/**
+ * The browser extension's origin (`chrome-extension://<id>` in Chrome and Edge, `moz-extension://<uuid>` in
+ * Firefox, lower case) that an extension's pairing request carries, or 400 `invalid_origin` before the pairing
+ * code is looked at (the code stays usable). Its relay sockets must then carry the same Origin.
+ */
+export function extensionOrigin(raw: string | undefined): string {
+  const origin = raw?.toLowerCase();
+  if (origin && EXTENSION_ORIGIN.some((re) => re.test(origin))) return origin;
+  const shown = !raw
+    ? "no Origin"
+    : `the Origin ${JSON.stringify(raw.length > 80 ? `${raw.slice(0, 80)}…` : raw)}`;
+  throw new HubError(
+    "invalid_origin",
+    `An extension pairing must come from the extension itself (Origin chrome-extension://<id> or ` +
+      `moz-extension://<id>); this request had ${shown}. Pair from the extension's popup, or choose ` +
+      `"tab" or "sidecar" as the kind.`,
+  );
+}
+
+/**
+ * The tab origin an extension's relay socket names in `?origin=`: an http(s) origin exactly as
+ * `new URL(x).origin` serializes it (lower case, no default port, no trailing slash), else 400
+ * `invalid_origin`. The extension reports the origin the browser gives for the tab, never what a page says.
+ */
+export function relayTabOrigin(raw: string | undefined): string {
+  let url: URL | null = null;
+  try {
+    url = raw ? new URL(raw) : null;
+  } catch {
+    url = null;
+  }
+  if (
+    !raw ||
+    !url ||
+    (url.protocol !== "https:" && url.protocol !== "http:") ||
+    url.origin !== raw ||
+    url.hostname.length > MAX_HOST
+  ) {
+    const shown = !raw ? "none" : JSON.stringify(raw.length > 80 ? `${raw.slice(0, 80)}…` : raw);
+    throw new HubError(
+      "invalid_origin",
+      `An extension's relay socket names its tab's origin in ?origin=, serialized like new URL(url).origin ` +
+        `(e.g. https://shop.example); got ${shown}.`,
+    );
+  }
+  return raw;
 }
 
 /**

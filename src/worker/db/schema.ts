@@ -198,7 +198,10 @@ export const pairingCodes = sqliteTable(
   (t) => [index("pairing_codes_channel").on(t.channelId), index("pairing_codes_expires").on(t.expiresAt)],
 );
 
-/** A provider's credential; a tab's is bound to the Origin that redeemed the pairing code. */
+/**
+ * A provider's credential; a tab's is bound to the Origin that redeemed the pairing code, the browser
+ * extension's to the extension's own Origin (`chrome-extension://<id>`; each of its tab sockets names the tab).
+ */
 export const providerTokens = sqliteTable(
   "provider_tokens",
   {
@@ -207,7 +210,7 @@ export const providerTokens = sqliteTable(
       .notNull()
       .references(() => channels.id, { onDelete: "cascade" }),
     tokenHash: text("token_hash").notNull().unique(),
-    kind: text("kind", { enum: ["tab", "sidecar"] }).notNull(),
+    kind: text("kind", { enum: ["tab", "sidecar", "extension"] }).notNull(),
     label: text("label").notNull(),
     origin: text("origin"),
     /**

@@ -8,6 +8,8 @@ import {
   HubFrameSchema,
   LIMITS,
   LOGGING_LEVELS,
+  PING_FRAME_TEXT,
+  PONG_FRAME_TEXT,
   ProviderFrameSchema,
   RELAY_SUBPROTOCOL,
   checkObjectSchema,
@@ -42,6 +44,8 @@ export interface ProviderAttachment {
   connectedAt: number;
   /** Whether the token's pairing request came from a browser page (null: not recorded, older tokens). */
   pairedFromPage?: boolean | null;
+  /** "extension": a tab the browser extension relays (its token's socket for that tab's origin). */
+  via?: "extension";
 }
 
 export interface ChannelConfig {
@@ -104,6 +108,9 @@ export class ChannelRelay extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
+    // Keep-alive pings (the extension's, every 20 s a socket) are answered by the runtime, without waking
+    // a hibernated object; a ping spelled differently reaches webSocketMessage and is answered there.
+    ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING_FRAME_TEXT, PONG_FRAME_TEXT));
     this.sql.exec(`CREATE TABLE IF NOT EXISTS providers (
       id TEXT PRIMARY KEY, token_id TEXT NOT NULL, kind TEXT NOT NULL, label TEXT NOT NULL, origin TEXT,
       page TEXT, tools TEXT NOT NULL, connected_at INTEGER NOT NULL, last_active_at INTEGER NOT NULL)`);
@@ -281,6 +288,10 @@ export class ChannelRelay extends DurableObject<Env> {
   private onFrame(ws: WebSocket, provider: ProviderState, frame: ProviderFrame): void {
     const now = Date.now();
     switch (frame.type) {
+      case "ping":
+        // Keep-alive only: not activity (it must not make this tab the "most recently active").
+        send(ws, { type: "pong" });
+        return;
       case "hello":
         // A hello (sent on connect and when the page becomes active again) marks the provider most recent.
         // Untrusted: the URL is kept only on the tab's own origin (never `javascript:` or another site's).
@@ -666,11 +677,12 @@ export class ChannelRelay extends DurableObject<Env> {
   snapshot(config: ChannelConfig) {
     this.configure(config);
     const exposed = [...this.exposedTools().values()];
-    // Whether each provider was paired from a browser page: kept on its socket's attachment.
-    const fromPage = new Map(
+    // Whether each provider was paired from a browser page, and whether the extension relays it: kept on
+    // its socket's attachment (which survives hibernation and eviction with the socket).
+    const attachments = new Map(
       this.ctx.getWebSockets().map((ws) => {
         const a = ws.deserializeAttachment() as ProviderAttachment | null;
-        return [a?.providerId, a?.pairedFromPage ?? null] as const;
+        return [a?.providerId, a] as const;
       }),
     );
     return {
@@ -680,7 +692,8 @@ export class ChannelRelay extends DurableObject<Env> {
         kind: p.kind,
         label: p.label,
         origin: p.origin,
-        pairedFromPage: fromPage.get(p.id) ?? null,
+        pairedFromPage: attachments.get(p.id)?.pairedFromPage ?? null,
+        via: attachments.get(p.id)?.via ?? null,
         page: p.page,
         connectedAt: new Date(p.connectedAt).toISOString(),
         lastActiveAt: new Date(p.lastActiveAt).toISOString(),

@@ -2,7 +2,13 @@
 // channel's ChannelRelay after authentication here, at the edge.
 import { Hono, type Context } from "hono";
 import { RELAY_SUBPROTOCOL } from "../../protocol/index.js";
-import { authenticateAgent, authenticateProvider, noteChannelUse } from "../channels/channels.js";
+import {
+  authenticateAgent,
+  authenticateProvider,
+  labelForOrigin,
+  noteChannelUse,
+} from "../channels/channels.js";
+import { relayTabOrigin } from "../channels/pairing-source.js";
 import { relayOf } from "../channels/relay-stub.js";
 import type { AppContext, AppEnv } from "../http/context.js";
 import { rateLimit } from "../http/rate-limit.js";
@@ -39,14 +45,25 @@ relayRoutes.get("/:channelId", async (c) => {
   const token = offered.find((p) => p.startsWith("whr_"));
   const origin = c.req.header("origin");
   let row: Awaited<ReturnType<typeof authenticateProvider>>;
+  /** Who the provider is, as agents and the console see it. */
+  let who: Pick<ProviderAttachment, "kind" | "label" | "origin" | "pairedFromPage" | "via">;
   try {
     row = await authenticateProvider(c.var.db, c.req.param("channelId"), token, origin);
+    who =
+      row.kind === "extension"
+        ? extensionTab(relayTabOrigin(c.req.query("origin")))
+        : { kind: row.kind, label: row.label, origin: row.origin, pairedFromPage: row.pairedFromPage };
   } catch (e) {
     // A browser cannot read why an upgrade was refused (401 and 403 look like a network error), so a page's
     // refused socket is accepted, told why in an error frame and closed with a code it can read: 4001 for a
-    // token that is unknown, revoked or expired, 4003 for a page whose Origin is not the one that paired.
+    // token that is unknown, revoked or expired, 4003 for a page whose Origin is not the one that paired
+    // (or an extension socket whose ?origin= is missing or not a serialized http(s) origin).
     // Clients that send no Origin (the sidecar, scripts) get the plain HTTP error.
-    if (origin && e instanceof HubError && (e.code === "unauthorized" || e.code === "forbidden"))
+    if (
+      origin &&
+      e instanceof HubError &&
+      (e.code === "unauthorized" || e.code === "forbidden" || e.code === "invalid_origin")
+    )
       return refuseInBand(e);
     throw e;
   }
@@ -60,17 +77,28 @@ relayRoutes.get("/:channelId", async (c) => {
   const attachment: ProviderAttachment = {
     providerId: crypto.randomUUID(),
     tokenId: row.id,
-    kind: row.kind,
-    label: row.label,
-    origin: row.origin,
+    ...who,
     connectedAt: Date.now(),
-    pairedFromPage: row.pairedFromPage,
   };
   const headers = new Headers(c.req.raw.headers);
   headers.set(HEADER_CHANNEL, JSON.stringify({ channelId: row.channelId, strictNames }));
   headers.set(HEADER_PROVIDER, JSON.stringify(attachment));
   return relayOf(c.env, channel).fetch(new Request(c.req.url, { headers }));
 });
+
+/**
+ * A socket of the browser extension's token speaks for one shared tab: an ordinary tab provider, labelled
+ * and routed by the origin the browser reported for the tab (never what the page says).
+ */
+function extensionTab(tabOrigin: string) {
+  return {
+    kind: "tab" as const,
+    label: labelForOrigin(tabOrigin),
+    origin: tabOrigin,
+    pairedFromPage: false,
+    via: "extension" as const,
+  };
+}
 
 /** Counts an MCP request under its agent token (by hash: the limiter never sees the secret). */
 function agentRateLimit(tokenOf: (c: AppContext) => string | undefined) {
@@ -92,7 +120,7 @@ function refuseInBand(e: HubError): Response {
   const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
   server.accept();
   server.send(JSON.stringify({ type: "error", code: e.code, message: e.message }));
-  server.close(e.code === "forbidden" ? CLOSE_FORBIDDEN : CLOSE_UNAUTHORIZED, e.code);
+  server.close(e.code === "unauthorized" ? CLOSE_UNAUTHORIZED : CLOSE_FORBIDDEN, e.code);
   return new Response(null, {
     status: 101,
     webSocket: client,

@@ -157,8 +157,9 @@ function runConsole(kept: KeptChannel, hub: string): void {
   function renderProviders(s: ChannelSnapshot) {
     const tabs = s.providers.filter((p) => p.kind === "tab").length;
     const sidecars = s.providers.length - tabs;
+    const viaExtension = s.providers.filter((p) => p.via === "extension").length;
     const summary = s.providers.length
-      ? `${s.providers.length} connected: ${plural(tabs, "tab")}, ${plural(sidecars, "sidecar")}.`
+      ? `${s.providers.length} connected: ${plural(tabs, "tab")}${viaExtension ? ` (${viaExtension} through the browser extension)` : ""}, ${plural(sidecars, "sidecar")}.`
       : "Nothing is connected. Use the pairing code above to connect a tab or the sidecar.";
     if (summary !== lastSummary) {
       byId("providers-summary").textContent = summary;
@@ -184,10 +185,12 @@ function runConsole(kept: KeptChannel, hub: string): void {
           { class: `badge ${p.kind === "tab" ? "verified" : "info"}` },
           p.kind === "tab" ? "tab" : "sidecar",
         ),
+        p.via === "extension" ? " " : "",
+        p.via === "extension" ? h("span", { class: "badge info via-extension" }, "via extension") : "",
         " ",
         p.origin ?? p.label,
       ),
-      p.kind === "tab" && p.pairedFromPage === false
+      p.kind === "tab" && p.pairedFromPage === false && p.via !== "extension"
         ? h(
             "p",
             { class: "alert warn paired-by-script" },
@@ -220,18 +223,27 @@ function runConsole(kept: KeptChannel, hub: string): void {
           type: "button",
           class: "btn small danger",
           onclick: () => void disconnect(p),
-          "aria-label": `Disconnect ${p.label}`,
+          "aria-label":
+            p.via === "extension"
+              ? `Disconnect the browser extension (all its tabs)`
+              : `Disconnect ${p.label}`,
         },
-        "Disconnect",
+        p.via === "extension" ? "Disconnect the browser extension" : "Disconnect",
       ),
     );
   }
 
   async function disconnect(p: ProviderView) {
-    if (!confirm(`Disconnect ${p.label}? It needs a new pairing code to connect again.`)) return;
+    // The extension's tabs share one token: revoking it disconnects every tab it relays.
+    const who = p.via === "extension" ? "The browser extension" : p.label;
+    const question =
+      p.via === "extension"
+        ? "Disconnect the browser extension? Every tab it shares disconnects, and it needs a new pairing code to connect again."
+        : `Disconnect ${p.label}? It needs a new pairing code to connect again.`;
+    if (!confirm(question)) return;
     try {
       await api(`${path}/providers/${encodeURIComponent(p.tokenId)}`, { method: "DELETE", token });
-      announce(`${p.label} was disconnected.`);
+      announce(`${who} was disconnected.`);
       await refresh();
     } catch (e) {
       alert(messageOf(e));
