@@ -68,7 +68,14 @@ export const BUNDLES = [
     group: "extension",
     entry: `extension/${name}.ts`,
     outfile: `dist/extension/${name}.js`,
-    options: { ...browser, format: "iife" },
+    options: {
+      ...browser,
+      format: "iife",
+      // The hub the extension starts with (the popup changes it): WEBMCP_HUB_URL, else `npm start`'s.
+      define: {
+        "process.env.WEBMCP_HUB_URL": JSON.stringify(process.env.WEBMCP_HUB_URL ?? "http://localhost:8787"),
+      },
+    },
   })),
   {
     name: "extension:manifest",
