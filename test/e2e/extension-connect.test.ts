@@ -5,6 +5,7 @@
 // which is where the real content script's messages arrive too.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Page } from "playwright-core";
+import WebSocket from "ws";
 import { launchBrowser, type E2EBrowser } from "./browser.js";
 
 /** Passkeys need a domain name as the relying party ID: use localhost. */
@@ -87,7 +88,39 @@ describe("/extension/connect in Chromium", () => {
       body: JSON.stringify({ code, kind: "extension" }),
     });
     expect(paired.status).toBe(201);
-    expect(await paired.json()).toMatchObject({ channelId, channelName: "Connect e2e" });
+    const pairing = (await paired.json()) as { providerToken: string; relayUrl: string };
+    expect(pairing).toMatchObject({ channelId, channelName: "Connect e2e" });
+
+    // One of its tab sockets: the console shows the tab by its origin, marked as relayed by the extension.
+    const ws = new WebSocket(
+      `${pairing.relayUrl}?origin=${encodeURIComponent("https://a.example")}`,
+      ["webmcp-hub.v1", pairing.providerToken],
+      { origin: EXTENSION },
+    );
+    await new Promise<void>((resolve, reject) => {
+      ws.once("error", reject);
+      ws.on("message", (data) => {
+        if ((JSON.parse(String(data)) as { type: string }).type !== "welcome") return;
+        ws.send(JSON.stringify({ type: "hello", kind: "tab", label: "tab", version: "test" }));
+        resolve();
+      });
+    });
+    const closed = new Promise<number>((resolve) => ws.once("close", (code) => resolve(code)));
+    const consolePage = await browser.newPage();
+    await consolePage.goto(`${hubUrl}/channels/${channelId}`);
+    const card = consolePage.locator("#provider-list li");
+    await poll(() => card.count()).toBe(1);
+    expect(await card.locator("h3").textContent()).toBe("a.example");
+    expect(await card.locator(".via-extension").textContent()).toBe("via extension");
+    expect(await card.locator(".paired-by-script").count()).toBe(0);
+    expect(await consolePage.locator("#providers-summary").textContent()).toBe(
+      "1 connected: 1 tab (1 through the browser extension), 0 sidecars.",
+    );
+    consolePage.once("dialog", (d) => void d.accept());
+    await card.getByRole("button", { name: "Disconnect the browser extension (all its tabs)" }).click();
+    expect(await closed).toBe(4001);
+    await poll(() => card.count()).toBe(0);
+    await consolePage.close();
 
     // A failure the extension reports is shown as an alert.
     await page.evaluate(() =>
