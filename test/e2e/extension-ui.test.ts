@@ -86,6 +86,18 @@ async function openExtensionPage(path: string): Promise<{ page: Page; errors: st
 async function popupOver(tabUrl: string): Promise<{ page: Page; errors: string[] }> {
   const opened = context.waitForEvent("page", (p) => p.url().endsWith("/popup.html"));
   await worker.evaluate(async (url) => {
+    // The service worker's chrome.* (the Node side of this file has no chrome types).
+    const chrome = (
+      globalThis as unknown as {
+        chrome: {
+          tabs: {
+            query(q: { url: string }): Promise<{ id?: number; windowId: number }[]>;
+            create(p: { url: string; active: boolean; windowId: number }): Promise<unknown>;
+          };
+          runtime: { getURL(path: string): string };
+        };
+      }
+    ).chrome;
     const [tab] = await chrome.tabs.query({ url });
     if (!tab?.id) throw new Error(`no tab shows ${url}`);
     await chrome.tabs.create({
@@ -101,19 +113,62 @@ async function popupOver(tabUrl: string): Promise<{ page: Page; errors: string[]
   return { page, errors };
 }
 
-async function createChannel(name: string): Promise<{ id: string; pairingCode: string }> {
+interface Channel {
+  id: string;
+  pairingCode: string;
+  ownerKey: string;
+  agentToken: string;
+}
+
+async function createChannel(name: string): Promise<Channel> {
   const res = await fetch(`${hubUrl}/api/channels`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ name }),
   });
   expect(res.status).toBe(201);
-  const body = (await res.json()) as { channel: { id: string }; pairingCode: string };
-  return { id: body.channel.id, pairingCode: body.pairingCode };
+  const body = (await res.json()) as { channel: { id: string } } & Omit<Channel, "id">;
+  return { ...body, id: body.channel.id };
 }
 
+/** A request to the service worker, as the extension's pages send it (the worker's own debugging hook). */
+const ui = (request: Record<string, unknown>) =>
+  worker.evaluate(
+    (r) =>
+      (
+        globalThis as unknown as { webmcpHubExtension: { ui(r: unknown): Promise<unknown> } }
+      ).webmcpHubExtension.ui(r),
+    request,
+  );
+
+/** The names of the tools the channel offers now. */
+async function channelTools(ch: Channel): Promise<string[]> {
+  const res = await fetch(`${hubUrl}/api/channels/${ch.id}`, {
+    headers: { authorization: `Bearer ${ch.ownerKey}` },
+  });
+  const body = (await res.json()) as { tools?: { name: string }[] };
+  return (body.tools ?? []).map((t) => t.name);
+}
+
+/** An agent's call over plain HTTP: its status and result. */
+async function agentCall(ch: Channel, name: string, args: Record<string, unknown>) {
+  const res = await fetch(`${hubUrl}/api/channels/${ch.id}/calls`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${ch.agentToken}` },
+    body: JSON.stringify({ name, arguments: args }),
+  });
+  const body = (await res.json()) as { results: { status: string; result: unknown }[] };
+  return body.results[0]!;
+}
+
+/** Whether an element shows exactly `text` (a string is matched whole, so "Never shared" is not "Never" + "Shared tabs"). */
 const visible = (page: Page, text: string | RegExp) =>
-  expect.poll(() => page.getByText(text).first().isVisible());
+  expect.poll(() =>
+    page
+      .getByText(text, { exact: typeof text === "string" })
+      .first()
+      .isVisible(),
+  );
 
 describe("the popup", () => {
   test("opened as a page, it renders 'Not paired' and the pairing form, with no console error or CSP violation", async () => {
@@ -224,5 +279,76 @@ describe("the approval window", () => {
     expect(await page.getByRole("button", { name: "Approve" }).isVisible()).toBe(false);
     expect(errors).toEqual([]);
     await page.close();
+  });
+});
+
+describe("an approval in its window", () => {
+  test("shows channel, agent, site, tool and arguments as text with a countdown; Enter denies, Approve runs the call", async () => {
+    const channel = await createChannel("approval e2e");
+    expect(await ui({ type: "ui:set-hub", url: hubUrl })).toEqual({ ok: true });
+    expect(await ui({ type: "ui:pair", code: channel.pairingCode })).toMatchObject({ ok: true });
+    expect(await ui({ type: "ui:site", origin: siteOrigin, decision: "always" })).toEqual({ ok: true });
+    const site = await context.newPage();
+    await site.goto(`${siteOrigin}/stamps.html`);
+    await expect.poll(() => channelTools(channel), { timeout: 15_000 }).toContain("buy-stamp");
+
+    const approvalPage = () =>
+      context
+        .waitForEvent("page", (p) => p.url().includes("/approval.html#"))
+        .then((page) => {
+          const errors = collectErrors(page);
+          return { page, errors };
+        });
+
+    // The first call: its window shows what is asked, with Deny focused, so Enter (pressed by habit) denies.
+    let opened = approvalPage();
+    const denied = agentCall(channel, "buy-stamp", { id: "<b>42</b>" });
+    let { page, errors } = await opened;
+    await expect
+      .poll(() => page.getByRole("heading", { name: "Approve a tool call?" }).isVisible())
+      .toBe(true);
+    expect(await page.locator("#channel").textContent()).toBe("approval e2e");
+    expect(await page.locator("#site").textContent()).toBe(siteOrigin);
+    expect(await page.locator("#tool-name").textContent()).toBe("buy-stamp");
+    expect(await page.locator("#agent").textContent()).not.toBe("");
+    // The page's string is shown as text: no element was made from it.
+    expect(await page.locator("#arguments").textContent()).toBe('{\n  "id": "<b>42</b>"\n}');
+    expect(await page.locator("#arguments b").count()).toBe(0);
+    expect(await page.getByRole("timer").textContent()).toMatch(
+      /^The hub waits \d+:\d\d more for your answer\.$/,
+    );
+    expect(
+      await page.getByRole("button", { name: "Deny" }).evaluate((b) => b === document.activeElement),
+    ).toBe(true);
+
+    // The popup lists it as waiting.
+    const popup = await openExtensionPage("popup.html");
+    await visible(popup.page, "An approval window is open for each call: decide there.").toBe(true);
+    await visible(popup.page, `buy-stamp on ${siteOrigin}`).toBe(true);
+    await popup.page.close();
+
+    const closed = page.waitForEvent("close");
+    await page.bringToFront();
+    await page.keyboard.down("Enter"); // Enter activates a button on keydown; the window is gone before keyup
+    await closed;
+    expect((await denied).status).not.toBe("ok");
+    expect(errors).toEqual([]);
+
+    // The second call: Approve runs it on the page.
+    opened = approvalPage();
+    const approved = agentCall(channel, "buy-stamp", { id: "7" });
+    ({ page, errors } = await opened);
+    const closedAgain = page.waitForEvent("close");
+    await page.bringToFront();
+    await page.getByRole("button", { name: "Approve" }).click();
+    await closedAgain;
+    const result = await approved;
+    expect(result.status).toBe("ok");
+    expect(JSON.stringify(result.result)).toContain("bought 7");
+    expect(errors).toEqual([]);
+
+    expect(await ui({ type: "ui:unpair" })).toEqual({ ok: true });
+    expect(await ui({ type: "ui:site", origin: siteOrigin, decision: "ask" })).toEqual({ ok: true });
+    await site.close();
   });
 });
