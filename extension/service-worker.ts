@@ -51,6 +51,8 @@ const sockets = new Map<number, TabSocket>();
 /** Calls in flight, by `${tabId}:${callId}`: the tab they run in and their approval request while waiting. */
 const calls = new Map<string, { tabId: number; socket: TabSocket; approvalId?: string }>();
 const titles = new Map<number, string>();
+/** Tab origins the hub refused to relay (invalid_origin): not retried until the service worker restarts. */
+const refusedOrigins = new Set<string>();
 
 const store = new TabToolStore(({ tabId, tab }) => {
   if (!tab) titles.delete(tabId);
@@ -84,7 +86,7 @@ function reconcile(): void {
       closeSocket(tab.tabId);
       socket = undefined;
     }
-    if (!socket && shared && pairing && tab.tools.length > 0) {
+    if (!socket && shared && pairing && tab.tools.length > 0 && !refusedOrigins.has(tab.origin)) {
       socket = openSocket(pairing, tab);
     }
     socket?.toolsChanged();
@@ -104,7 +106,15 @@ function openSocket(pairing: StoredPairing, tab: TabTools): TabSocket {
     call: (frame) => void runCall(tabId, socket, frame),
     cancel: (id, reason) => cancelCall(tabId, id, reason),
     closed: () => endCalls(tabId, socket),
-    refused: (code, message) => void refused(code, message),
+    refused: (code, errorCode, message) => {
+      if (errorCode === "invalid_origin") {
+        // Only this tab's origin was refused (the browser reported one the hub cannot label): leave it out.
+        console.warn(`webmcp-hub: the hub refused to relay ${tab.origin}: ${message}`);
+        refusedOrigins.add(tab.origin);
+        closeSocket(tabId);
+        changed();
+      } else void refused(code, message);
+    },
     statusChanged: () => changed(),
     warn: (message) => console.warn(`webmcp-hub (${tab.origin}): ${message}`),
   });

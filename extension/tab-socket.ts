@@ -33,8 +33,12 @@ export interface TabSocketEvents {
   cancel(id: string, reason: string): void;
   /** The socket closed: calls in flight on it are over (the hub has answered their agents). */
   closed(): void;
-  /** The hub refused the pairing (4001: token unknown or revoked; 4003: not from this extension). */
-  refused(code: number, message: string): void;
+  /**
+   * The hub refused the socket in band: 4001 the token is unknown or revoked; 4003 `forbidden` the token is
+   * not this extension's; 4003 `invalid_origin` this tab's origin (only this tab). `errorCode` is the code of
+   * the hub's error frame before it closed.
+   */
+  refused(code: number, errorCode: string, message: string): void;
   statusChanged(): void;
   warn(message: string): void;
 }
@@ -48,6 +52,7 @@ export class TabSocket {
   private welcomed = false;
   private stopped = false;
   private lastError = "";
+  private lastErrorCode = "";
   private lastTools = "";
 
   constructor(
@@ -67,7 +72,7 @@ export class TabSocket {
     try {
       ws = new WebSocket(url, [RELAY_SUBPROTOCOL, this.pairing.providerToken]);
     } catch {
-      this.on.refused(CLOSE_TOKEN_REFUSED, "The stored pairing is not usable. Pair the extension again.");
+      this.on.refused(CLOSE_TOKEN_REFUSED, "", "The stored pairing is not usable.");
       return;
     }
     this.ws = ws;
@@ -83,7 +88,7 @@ export class TabSocket {
       if (e.code === CLOSE_TOKEN_REFUSED || e.code === CLOSE_ORIGIN_REFUSED) {
         this.stopped = true;
         this.setStatus("offline");
-        this.on.refused(e.code, this.lastError);
+        this.on.refused(e.code, this.lastErrorCode, this.lastError);
         return;
       }
       if (this.stopped) return;
@@ -175,6 +180,7 @@ export class TabSocket {
         return;
       case "error":
         this.lastError = String(frame.message ?? "");
+        this.lastErrorCode = String(frame.code ?? "");
         this.on.warn(`the hub refused a frame: ${this.lastError}`);
         return;
     }

@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { chromium, type BrowserContext, type Page, type Worker } from "playwright-core";
 
 export const CHROMIUM_ARGS = [
   "--headless",
@@ -90,6 +90,43 @@ export async function launchBrowser(): Promise<E2EBrowser> {
       await page.screenshot({ path, fullPage: true });
       return path;
     },
+    async close() {
+      await context.close();
+      await rm(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The unpacked extension, as `npm run build` leaves it. */
+export const EXTENSION_DIR = fileURLToPath(new URL("../../dist/extension/", import.meta.url));
+
+export interface ExtensionBrowser {
+  context: BrowserContext;
+  /** The extension's service worker, as first started (after a restart, ask through an extension page). */
+  worker: Worker;
+  extensionId: string;
+  close(): Promise<void>;
+}
+
+/** Chromium with the unpacked extension (dist/extension) in a fresh profile, and its service worker. */
+export async function launchWithExtension(extraArgs: string[] = []): Promise<ExtensionBrowser> {
+  const userDataDir = await mkdtemp(join(tmpdir(), "webmcp-hub-extension-"));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: findChromium(),
+    headless: false, // --headless=new below: the old headless mode cannot load extensions.
+    args: [
+      "--headless=new",
+      ...CHROMIUM_ARGS.filter((a) => a !== "--headless"),
+      `--disable-extensions-except=${EXTENSION_DIR}`,
+      `--load-extension=${EXTENSION_DIR}`,
+      ...extraArgs,
+    ],
+  });
+  const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent("serviceworker"));
+  return {
+    context,
+    worker,
+    extensionId: new URL(worker.url()).host,
     async close() {
       await context.close();
       await rm(userDataDir, { recursive: true, force: true });
