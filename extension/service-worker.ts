@@ -18,7 +18,6 @@ import {
   isExtensionPage,
   type ExtensionState,
   type SiteDecision,
-  type TabSharing,
   type TabState,
   type UiRequest,
   type UiResponse,
@@ -34,6 +33,7 @@ import {
   type Stored,
   type StoredPairing,
 } from "./settings.js";
+import { decisionOf, sharingOf, type SharingRules } from "./sharing.js";
 import { TabToolStore, type TabTools } from "./tab-tools.js";
 import { TabSocket } from "./tab-socket.js";
 
@@ -64,23 +64,15 @@ const approvals = new Approvals(() => changed());
 // ------------------------------------------------------------------------------------------------------------
 // Sharing.
 
-function sharingOf(origin: string, tabId: number, incognito: boolean): TabSharing {
-  if (incognito && !settings.incognito) return "incognito";
-  const decision = settings.sites[origin];
-  if (decision === "never") return "never";
-  if (decision === "always" || once.get(tabId) === origin) return "shared";
-  return "ask";
-}
-
-function decisionOf(origin: string, tabId: number): SiteDecision | null {
-  return settings.sites[origin] ?? (once.get(tabId) === origin ? "once" : null);
-}
+const rules = (): SharingRules => ({ sites: settings.sites, once, incognito: settings.incognito });
+const sharing = (origin: string, tabId: number, incognito: boolean) =>
+  sharingOf(rules(), origin, tabId, incognito);
 
 /** Opens, updates and closes tab sockets to match the tabs, the decisions and the pairing. */
 function reconcile(): void {
   const pairing = settings.pairing;
   for (const tab of store.list()) {
-    const shared = sharingOf(tab.origin, tab.tabId, tab.incognito) === "shared";
+    const shared = sharing(tab.origin, tab.tabId, tab.incognito) === "shared";
     let socket = sockets.get(tab.tabId);
     if (socket && (socket.origin !== tab.origin || !shared || !pairing)) {
       closeSocket(tab.tabId);
@@ -314,8 +306,8 @@ async function tabState(tabId: number): Promise<TabState | null> {
     title,
     toolCount: known?.tools.length ?? 0,
     tools: known?.tools.map((t) => t.name) ?? [],
-    sharing: sharingOf(origin, tabId, incognito),
-    decision: decisionOf(origin, tabId),
+    sharing: sharing(origin, tabId, incognito),
+    decision: decisionOf(rules(), origin, tabId),
     connection: socket ? socket.status : null,
     incognito,
   };
@@ -365,7 +357,7 @@ async function setSite(origin: string, decision: SiteDecision | "ask", tabId?: n
   settings.sites = sites;
   await Promise.all([saveSettings({ sites }), saveOnce(once)]);
   if (decision === "never" || decision === "ask")
-    approvals.withdrawWhere((a) => a.origin === parsed && sharingOf(parsed, a.tabId, false) !== "shared");
+    approvals.withdrawWhere((a) => a.origin === parsed && sharing(parsed, a.tabId, false) !== "shared");
   reconcile();
   return { ok: true };
 }
