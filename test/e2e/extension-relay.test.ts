@@ -6,7 +6,7 @@
 // Faults: a site not allowed, revoking it, a tab closed mid-call, the service worker restarted, the pairing
 // revoked, 1,000 tools, a tool that throws, two sites with the same tool name.
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { connect, createServer as createTcpServer, type AddressInfo, type Socket } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -514,6 +514,89 @@ describe("a revoked pairing", () => {
     await ext.reload();
     await expect.poll(() => ext.getByRole("alert").first().textContent()).toMatch(/Pair again/);
     await seed.page.close();
+  });
+});
+
+/**
+ * A TCP proxy in front of the hub that can be cut (every connection dropped, new ones refused) and restored:
+ * to the extension, the hub going away and coming back.
+ */
+async function cuttableProxy(target: URL) {
+  const sockets = new Set<Socket>();
+  let cut = false;
+  const server = createTcpServer((client) => {
+    if (cut) return void client.destroy();
+    const upstream = connect(Number(target.port), target.hostname);
+    for (const [a, b] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
+      sockets.add(a);
+      a.on("close", () => sockets.delete(a));
+      a.on("error", () => b.destroy());
+      a.pipe(b);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    cut() {
+      cut = true;
+      for (const socket of sockets) socket.destroy();
+    },
+    restore() {
+      cut = false;
+    },
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+describe("the hub going away", () => {
+  let other: ExtensionBrowser;
+  let proxy: Awaited<ReturnType<typeof cuttableProxy>>;
+  afterAll(async () => {
+    await other?.close();
+    await proxy?.close();
+  });
+
+  test("mid-call: the agent gets isError at once, and the extension reconnects with backoff and relays the tab again", async () => {
+    proxy = await cuttableProxy(new URL(hubUrl));
+    other = await launchWithExtension();
+    const page = await other.context.newPage();
+    await page.goto(`chrome-extension://${other.extensionId}/popup.html`);
+    const ask = (r: Record<string, unknown>) => page.evaluate((r) => chrome.runtime.sendMessage(r), r);
+    const ch = await createChannel("hub away e2e");
+    expect(await ask({ type: "ui:set-hub", url: proxy.url })).toEqual({ ok: true });
+    expect(await ask({ type: "ui:pair", code: ch.pairingCode })).toMatchObject({ ok: true });
+    expect(await ask({ type: "ui:site", origin: siteA, decision: "always" })).toEqual({ ok: true });
+    const direct = await Agent.connect(ch); // the agent reaches the hub itself, not through the proxy
+    try {
+      const doc = await other.context.newPage();
+      await doc.goto(`${siteA}/document.html`);
+      await expect.poll(() => direct.names()).toContain("hang");
+
+      const pending = direct.call("hang");
+      await doc.waitForFunction(
+        () => (window as unknown as { hangingSignal: unknown }).hangingSignal !== null,
+      );
+      proxy.cut();
+      const result = await pending;
+      expect(result.isError).toBe(true);
+      expect(text(result)).toContain("disconnected");
+      // The page's call was stopped too: its signal aborted when the extension lost the hub.
+      await doc.waitForFunction(
+        () => (window as unknown as { hangingSignal: AbortSignal }).hangingSignal.aborted,
+      );
+      await expect.poll(() => direct.names()).toEqual([]);
+
+      proxy.restore();
+      await expect.poll(() => direct.names(), { timeout: 20_000 }).toEqual(["broken", "hang", "search"]);
+      expect((await direct.call("search", { q: "back" })).structuredContent).toEqual({
+        results: ["back", siteA],
+      });
+    } finally {
+      await direct.client.close();
+    }
   });
 });
 
