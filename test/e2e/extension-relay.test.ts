@@ -1,3 +1,4 @@
+/// <reference types="chrome" />
 // The extension end to end: Chromium with the unpacked extension, paired once with a channel on the real hub
 // (`wrangler dev`), relays the tabs of the sites the user allowed, and an MCP SDK client (the agent) lists and
 // calls their tools on the channel's MCP URL. Pages carry no script of ours: one written from shared/seeds/000,
