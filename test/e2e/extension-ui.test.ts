@@ -3,14 +3,14 @@
 // with a real hub set in its Settings and unpairs, decides about the site of the tab it was opened over, and
 // the approval window of a request that is not waiting says so.
 import { createServer, type Server } from "node:http";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type BrowserContext, type Page, type Worker } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
-import { findChromium } from "./browser.js";
+import { SCREENSHOT_DIR, findChromium } from "./browser.js";
 
 const EXTENSION_DIR = fileURLToPath(new URL("../../dist/extension/", import.meta.url));
 
@@ -210,6 +210,16 @@ describe("the popup", () => {
       `Not paired. Pair this browser with a channel on ${new URL(hubUrl).host} to relay the sites you allow.`,
     ).toBe(true);
 
+    // "Sign in and pick a channel" opens the hub's connect page in a tab, at the hub just set.
+    const connectPage = context.waitForEvent("page");
+    await page.getByRole("button", { name: "Sign in and pick a channel" }).click();
+    const connect = await connectPage;
+    // Signed out, the hub sends it to sign in first, then back to /extension/connect.
+    await connect.waitForURL((url) =>
+      [`${hubUrl}/extension/connect`, `${hubUrl}/signin?return_to=%2Fextension%2Fconnect`].includes(url.href),
+    );
+    await connect.close();
+
     const code = page.getByRole("textbox", { name: "Pairing code" });
     await code.fill("NOT-A-CODE");
     await page.getByRole("button", { name: "Pair", exact: true }).click();
@@ -225,6 +235,8 @@ describe("the popup", () => {
     expect(await pairError.isVisible()).toBe(false);
     expect(await code.isVisible()).toBe(false);
     await visible(page, /Saving a different hub unpairs this browser\./).toBe(true);
+    await mkdir(SCREENSHOT_DIR, { recursive: true });
+    await page.locator("body").screenshot({ path: join(SCREENSHOT_DIR, "extension-popup-paired.png") });
 
     await page.getByRole("button", { name: "Unpair" }).click();
     await visible(page, /^Not paired\./).toBe(true);
