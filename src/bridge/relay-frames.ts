@@ -76,6 +76,16 @@ export function toolsFrameText(tools: Iterable<ToolDefinition>): ToolsFrameText 
     if (descriptor) descriptors.push(descriptor);
     else warnings.push(`the tool "${tool.name.slice(0, 200)}" cannot be relayed (name or description).`);
   }
+  // A tool too big for a frame on its own (a huge schema) is left out by name, and the others still go.
+  for (let i = descriptors.length - 1; i >= 0; i--) {
+    const text = JSON.stringify(descriptors[i]);
+    if (exceedsUtf8Bytes(text, MAX_FRAME_BYTES - 64)) {
+      warnings.push(
+        `the tool "${descriptors[i]!.name}" is ${utf8ByteLength(text)} bytes, more than a relay frame carries (${MAX_FRAME_BYTES}); left out.`,
+      );
+      descriptors.splice(i, 1);
+    }
+  }
   if (descriptors.length > MAX_TOOLS) {
     warnings.push(`a tab relays at most ${MAX_TOOLS} tools; ${descriptors.length - MAX_TOOLS} left out.`);
     descriptors.length = MAX_TOOLS;

@@ -102,15 +102,23 @@ export const EXTENSION_DIR = fileURLToPath(new URL("../../dist/extension/", impo
 
 export interface ExtensionBrowser {
   context: BrowserContext;
+  /** The profile: pass it to launchWithExtension again to restart the browser with it. */
+  userDataDir: string;
   /** The extension's service worker, as first started (after a restart, ask through an extension page). */
   worker: Worker;
   extensionId: string;
   close(): Promise<void>;
 }
 
-/** Chromium with the unpacked extension (dist/extension) in a fresh profile, and its service worker. */
-export async function launchWithExtension(extraArgs: string[] = []): Promise<ExtensionBrowser> {
-  const userDataDir = await mkdtemp(join(tmpdir(), "webmcp-hub-extension-"));
+/**
+ * Chromium with the unpacked extension (dist/extension), and its service worker: in a fresh profile, or in
+ * `profile.userDataDir` (a browser restart; `close` then keeps the profile unless `keepProfile` is false).
+ */
+export async function launchWithExtension(
+  extraArgs: string[] = [],
+  profile: { userDataDir?: string; keepProfile?: boolean } = {},
+): Promise<ExtensionBrowser> {
+  const userDataDir = profile.userDataDir ?? (await mkdtemp(join(tmpdir(), "webmcp-hub-extension-")));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: findChromium(),
     headless: false, // --headless=new below: the old headless mode cannot load extensions.
@@ -127,9 +135,10 @@ export async function launchWithExtension(extraArgs: string[] = []): Promise<Ext
     context,
     worker,
     extensionId: new URL(worker.url()).host,
+    userDataDir,
     async close() {
       await context.close();
-      await rm(userDataDir, { recursive: true, force: true });
+      if (!profile.keepProfile) await rm(userDataDir, { recursive: true, force: true });
     },
   };
 }

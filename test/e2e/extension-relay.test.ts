@@ -12,7 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, inject, test } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, test } from "vitest";
 import { launchWithExtension, type ExtensionBrowser } from "./browser.js";
 
 const hubUrl = inject("hubUrl");
@@ -109,6 +109,26 @@ for (let i = 0; i < 1000; i++)
   });
 </script>`;
 
+/** A tool whose schema alone is over the hub's 1 MiB frame limit, beside an ordinary one. */
+const HUGE_PAGE = `<!doctype html><title>huge</title><script>
+const properties = {};
+for (let i = 0; i < 1200; i++) properties["p" + i] = { type: "string", description: "x".repeat(1000) };
+document.modelContext.registerTool({
+  name: "huge",
+  description: "A schema of more than a megabyte",
+  inputSchema: { type: "object", properties },
+  annotations: { readOnlyHint: true },
+  execute: () => "huge",
+});
+document.modelContext.registerTool({
+  name: "small",
+  description: "An ordinary tool",
+  inputSchema: { type: "object", properties: {} },
+  annotations: { readOnlyHint: true },
+  execute: () => "small",
+});
+</script>`;
+
 /** Chromium's own document.modelContext (--enable-blink-features=WebMCP). */
 const NATIVE_PAGE = `<!doctype html><title>native</title><script>
 const getter = Object.getOwnPropertyDescriptor(Document.prototype, "modelContext")?.get;
@@ -127,6 +147,7 @@ const PAGES: Record<string, string> = {
   "/document.html": DOCUMENT_PAGE,
   "/form.html": FORM_PAGE,
   "/many.html": MANY_PAGE,
+  "/huge.html": HUGE_PAGE,
   "/native.html": NATIVE_PAGE,
 };
 
@@ -240,10 +261,29 @@ async function openSite(origin: string, path: string, on = browser): Promise<{ p
   return { page, tabId: await tabIdOf(page) };
 }
 
+type ApprovalButton = "Approve" | "Deny" | "Always allow on this channel";
+
+/**
+ * Presses a button of an approval window, which closes itself once the service worker took the answer. The
+ * buttons are armed a moment after the window is shown or focused; the click may finish after the window is
+ * gone, which is the point.
+ */
+async function press(window: Page, button: ApprovalButton): Promise<void> {
+  const closed = window.waitForEvent("close");
+  await window.bringToFront();
+  await window
+    .getByRole("button", { name: button })
+    .click()
+    .catch((e: unknown) => {
+      if (!window.isClosed()) throw e;
+    });
+  await closed;
+}
+
 /** Waits for the approval window of the next call and answers it with `button`. */
-async function answerApproval(button: "Approve" | "Deny" | "Always allow on this channel") {
+async function answerApproval(button: ApprovalButton): Promise<Page> {
   const window = await browser.context.waitForEvent("page", (p) => p.url().includes("/approval.html"));
-  await window.getByRole("button", { name: button }).click();
+  await press(window, button);
   return window;
 }
 
@@ -283,6 +323,11 @@ afterAll(async () => {
 });
 
 describe("a paired extension relays the sites the user allowed", () => {
+  // Each test starts with site A allowed (the first one shows what happens before it is).
+  beforeEach(async () => {
+    expect(await ui({ type: "ui:site", origin: siteA, decision: "always" })).toEqual({ ok: true });
+  });
+
   test("the popup names the channel the browser is paired with", async () => {
     const state = await extState();
     expect(state.pairing).toMatchObject({ channelId: channel.id, channelName: channel.name });
@@ -290,16 +335,17 @@ describe("a paired extension relays the sites the user allowed", () => {
   });
 
   test("a site not yet allowed shares nothing; allowing it shares its tools, which the agent lists and calls", async () => {
-    const seed = await openSite(siteA, "/seed.html");
+    expect(await ui({ type: "ui:site", origin: siteB, decision: "ask" })).toEqual({ ok: true });
+    const seed = await openSite(siteB, "/seed.html");
     await expect
       .poll(async () => (await extState(seed.tabId)).current)
       .toMatchObject({ sharing: "ask", toolCount: 4 });
     expect(await agent.names()).toEqual([]);
 
-    expect(await ui({ type: "ui:site", origin: siteA, decision: "always" })).toEqual({ ok: true });
+    expect(await ui({ type: "ui:site", origin: siteB, decision: "always" })).toEqual({ ok: true });
     await expect.poll(() => agent.names()).toEqual(["buyProduct", "get-dresses", "greet", "temporary"]);
     const listed = (await agent.client.listTools()).tools.find((t) => t.name === "get-dresses");
-    expect(listed?._meta?.["webmcp-hub/provider"]).toMatchObject({ origin: siteA });
+    expect(listed?._meta?.["webmcp-hub/provider"]).toMatchObject({ origin: siteB });
 
     // Read-only: runs without asking.
     const dresses = await agent.call("get-dresses", { size: 40 });
@@ -317,6 +363,7 @@ describe("a paired extension relays the sites the user allowed", () => {
     expect(text(await greeting)).toBe("Hello, Ada!");
     await seed.page.close();
     await expect.poll(() => agent.names()).toEqual([]);
+    expect(await ui({ type: "ui:site", origin: siteB, decision: "ask" })).toEqual({ ok: true });
   });
 
   test("a document.modelContext tool with a signal and a declarative form are listed and called; aborting the signal withdraws the tool", async () => {
@@ -352,6 +399,9 @@ describe("a paired extension relays the sites the user allowed", () => {
     const pending = agent.call("buyProduct", { product_id: "stamp-1" });
     const window = await browser.context.waitForEvent("page", (p) => p.url().includes("/approval.html"));
     await expect.poll(async () => (await extState()).approvals.length).toBe(1);
+    // The toolbar badge counts the calls waiting for approval, on every tab.
+    await expect.poll(() => ext.evaluate(() => chrome.action.getBadgeText({}))).toBe("1");
+    expect(await ext.evaluate((tabId) => chrome.action.getBadgeText({ tabId }), seed.tabId)).toBe("1");
     // Everything a page can try: window messages in our shapes, chrome.runtime (absent for pages), buttons
     // of its own that look like ours. None of it settles the request.
     const attempts = await seed.page.evaluate(async () => {
@@ -375,7 +425,7 @@ describe("a paired extension relays the sites the user allowed", () => {
     expect((await extState()).approvals).toHaveLength(1);
     expect(await seed.page.evaluate(() => (window as unknown as { bought: string[] }).bought)).toEqual([]);
 
-    await window.getByRole("button", { name: "Deny" }).click();
+    await press(window, "Deny");
     const denied = await pending;
     expect(denied.isError).toBe(true);
     expect(text(denied)).toContain("declined");
@@ -395,6 +445,10 @@ describe("a paired extension relays the sites the user allowed", () => {
       "stamp-3",
     ]);
     expect((await extState()).approvals).toHaveLength(0);
+    // Nothing waiting: the shared tab's badge says it is shared.
+    await expect
+      .poll(() => ext.evaluate((tabId) => chrome.action.getBadgeText({ tabId }), seed.tabId))
+      .toBe("on");
 
     const audit = await api(`/api/channels/${channel.id}/audit?tool=buyProduct`, { token: channel.ownerKey });
     const statuses = audit.body.entries as { status: string }[];
@@ -464,13 +518,24 @@ describe("a paired extension relays the sites the user allowed", () => {
     await expect.poll(() => agent.names()).toEqual([]);
   });
 
+  test("a tool whose schema is over the frame limit is left out, and the page's other tools are shared", async () => {
+    const huge = await openSite(siteA, "/huge.html");
+    await expect.poll(() => agent.names()).toEqual(["small"]);
+    expect(text(await agent.call("small"))).toBe("small");
+    expect((await extState(huge.tabId)).current.toolCount).toBe(2);
+  });
+
   test("restarting the service worker withdraws the tabs' tools, then they come back with no second pairing", async () => {
     const seed = await openSite(siteA, "/seed.html");
     await expect.poll(() => agent.names()).toEqual(["buyProduct", "get-dresses", "greet", "temporary"]);
     const pairedAt = (await extState()).pairing.pairedAt;
-    const providerBefore = (await api(`/api/channels/${channel.id}`, { token: channel.ownerKey })).body
-      .providers[0].id as string;
-    const changesBefore = agent.listChanged;
+    const providers = async () =>
+      (await api(`/api/channels/${channel.id}`, { token: channel.ownerKey })).body.providers as {
+        id: string;
+        origin: string;
+      }[];
+    await expect.poll(providers).toEqual([expect.objectContaining({ origin: siteA })]);
+    const before = (await providers())[0]!.id;
 
     // Stop the worker the way Chrome does when it is idle (CDP closes its target).
     const cdp = await browser.context.newCDPSession(seed.page);
@@ -480,16 +545,11 @@ describe("a paired extension relays the sites the user allowed", () => {
     );
     await cdp.send("Target.closeTarget", { targetId: target!.targetId });
 
-    // The shared tab reconnects, which starts the worker again; it reconnects to the hub with the stored pairing.
+    // The shared tab reconnects, which starts the worker again; it reconnects to the hub with the stored
+    // pairing. A new provider: the old one's socket closed with the worker (its tools withdrawn).
     await expect
-      .poll(
-        async () => (await api(`/api/channels/${channel.id}`, { token: channel.ownerKey })).body.providers,
-      )
-      .toEqual([expect.objectContaining({ origin: siteA })]);
-    const providerAfter = (await api(`/api/channels/${channel.id}`, { token: channel.ownerKey })).body
-      .providers[0].id as string;
-    expect(providerAfter).not.toBe(providerBefore);
-    await expect.poll(() => agent.listChanged).toBeGreaterThanOrEqual(changesBefore + 2);
+      .poll(async () => (await providers()).map((p) => (p.id === before ? "the old socket" : p.origin)))
+      .toEqual([siteA]);
     expect(await agent.names()).toEqual(["buyProduct", "get-dresses", "greet", "temporary"]);
     expect((await extState()).pairing.pairedAt).toBe(pairedAt);
     expect(text(await agent.call("get-dresses"))).toContain("summer dress");
@@ -551,6 +611,38 @@ async function cuttableProxy(target: URL) {
     close: () => new Promise((resolve) => server.close(resolve)),
   };
 }
+
+describe("a browser restart", () => {
+  test("the extension is still paired after the browser restarts, and shares the allowed site again", async () => {
+    const first = await launchWithExtension([], { keepProfile: true });
+    const ch = await createChannel("restart e2e");
+    let restarted: ExtensionBrowser | undefined;
+    try {
+      const page = await first.context.newPage();
+      await page.goto(`chrome-extension://${first.extensionId}/popup.html`);
+      const ask = (r: Record<string, unknown>) => page.evaluate((r) => chrome.runtime.sendMessage(r), r);
+      expect(await ask({ type: "ui:set-hub", url: hubUrl })).toEqual({ ok: true });
+      expect(await ask({ type: "ui:pair", code: ch.pairingCode })).toMatchObject({ ok: true });
+      expect(await ask({ type: "ui:site", origin: siteA, decision: "always" })).toEqual({ ok: true });
+      await first.close();
+
+      restarted = await launchWithExtension([], { userDataDir: first.userDataDir });
+      const restartedAgent = await Agent.connect(ch);
+      try {
+        const doc = await restarted.context.newPage();
+        await doc.goto(`${siteA}/document.html`);
+        await expect.poll(() => restartedAgent.names()).toEqual(["broken", "hang", "search"]);
+        expect((await restartedAgent.call("search", { q: "restart" })).structuredContent).toEqual({
+          results: ["restart", siteA],
+        });
+      } finally {
+        await restartedAgent.client.close();
+      }
+    } finally {
+      await restarted?.close();
+    }
+  });
+});
 
 describe("the hub going away", () => {
   let other: ExtensionBrowser;
