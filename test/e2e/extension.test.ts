@@ -5,16 +5,10 @@
 // navigation, closing the tab) reaches it, a page that also embeds /bridge.js still has one registry, and a
 // page's forged messages reach nobody. dist/extension/ is built by the e2e global setup (scripts/lib/bundles.mjs).
 import { createServer, type Server } from "node:http";
-import { mkdtemp, rm } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium, type BrowserContext, type Page, type Worker } from "playwright-core";
+import type { BrowserContext, Page, Worker } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
-import { findChromium } from "./browser.js";
-
-const EXTENSION_DIR = fileURLToPath(new URL("../../dist/extension/", import.meta.url));
+import { launchWithExtension, type ExtensionBrowser } from "./browser.js";
 
 /** shared/seeds/000's examples 1, 3 and 5, as a site writes them: navigator.modelContext, no script of ours. */
 const SEED_PAGE = `<!doctype html><title>stamps</title><script>
@@ -109,7 +103,7 @@ interface SeenTab {
 
 let server: Server;
 let origin: string;
-let userDataDir: string;
+let extension: ExtensionBrowser;
 let context: BrowserContext;
 let worker: Worker;
 
@@ -129,34 +123,14 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  ({ context, worker, userDataDir } = await launchWithExtension());
+  extension = await launchWithExtension();
+  ({ context, worker } = extension);
 });
 
 afterAll(async () => {
-  await context?.close();
+  await extension?.close();
   await new Promise((resolve) => server?.close(resolve));
-  if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
 });
-
-/** Chromium with the unpacked extension in a fresh profile, and the extension's service worker. */
-async function launchWithExtension(extraArgs: string[] = []) {
-  const userDataDir = await mkdtemp(join(tmpdir(), "webmcp-hub-extension-"));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: findChromium(),
-    headless: false, // --headless=new below: the old headless mode cannot load extensions.
-    args: [
-      "--headless=new",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--no-first-run",
-      `--disable-extensions-except=${EXTENSION_DIR}`,
-      `--load-extension=${EXTENSION_DIR}`,
-      ...extraArgs,
-    ],
-  });
-  const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent("serviceworker"));
-  return { context, worker, userDataDir };
-}
 
 /** What the service worker holds, read in the service worker. */
 const seenTabs = (w: Worker = worker) =>
@@ -323,13 +297,12 @@ describe("the extension sees the tools of pages that carry no script of ours", (
 });
 
 describe("in a Chromium with its own WebMCP (--enable-blink-features=WebMCP)", () => {
-  let native: Awaited<ReturnType<typeof launchWithExtension>>;
+  let native: ExtensionBrowser;
   beforeAll(async () => {
     native = await launchWithExtension(["--enable-blink-features=WebMCP"]);
   });
   afterAll(async () => {
-    await native?.context.close();
-    if (native) await rm(native.userDataDir, { recursive: true, force: true });
+    await native?.close();
   });
 
   test("the extension wraps the browser's own document.modelContext: a natively registered tool is seen, and aborting withdraws it", async () => {
