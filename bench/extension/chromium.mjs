@@ -90,7 +90,10 @@ async function serviceWorkerSession(context, page, extensionId) {
     (t) => t.type === "service_worker" && t.url.startsWith(`chrome-extension://${extensionId}/`),
   );
   if (!target) throw new Error("the extension's service worker is not running");
-  const { sessionId } = await cdp.send("Target.attachToTarget", { targetId: target.targetId, flatten: false });
+  const { sessionId } = await cdp.send("Target.attachToTarget", {
+    targetId: target.targetId,
+    flatten: false,
+  });
   let next = 0;
   const pending = new Map();
   cdp.on("Target.receivedMessageFromTarget", (event) => {

@@ -2,8 +2,8 @@
 // (http://127.0.0.1:P and http://localhost:P, both secure contexts, so both get WebMCP), and the same
 // server on more ports for the memory tabs: the hub groups tabs of one origin (their same-named tools are
 // one tool), so each of those tabs is a site of its own (http://localhost:Pi) to count on the channel.
-//   /bridge.html  embeds the hub's /bridge.js and registers `echo` (the /bridge.js path);
-//   /plain.html   has no script of ours and registers the same `echo` (the extension's path);
+//   /bridge.html  embeds the hub's /bridge.js and registers `echo` and `echo_timed` (the /bridge.js path);
+//   /plain.html   has no script of ours and registers the same two tools (the extension's path);
 //   /tools.html   a few tools of different shapes, opened 50 times for the service worker's memory.
 import { createServer } from "node:http";
 
@@ -14,6 +14,15 @@ const ECHO = `document.modelContext.registerTool({
   inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
   annotations: { readOnlyHint: true },
   execute: ({ text }) => ({ content: [{ type: "text", text }] }),
+});
+document.modelContext.registerTool({
+  name: "echo_timed",
+  description: "Echoes its text and when it ran (the page's clock, ms since the epoch).",
+  inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+  annotations: { readOnlyHint: true },
+  execute: ({ text }) => ({
+    content: [{ type: "text", text: JSON.stringify({ text, at: performance.timeOrigin + performance.now() }) }],
+  }),
 });`;
 
 /** Five tools as a shop page might register them: small schemas, one nested, one not read-only. */
