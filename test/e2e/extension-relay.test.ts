@@ -11,9 +11,11 @@ import { connect, createServer as createTcpServer, type AddressInfo, type Socket
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, test } from "vitest";
-import { launchWithExtension, type ExtensionBrowser } from "./browser.js";
+import { SCREENSHOT_DIR, launchWithExtension, type ExtensionBrowser } from "./browser.js";
 
 const hubUrl = inject("hubUrl");
 
@@ -261,6 +263,28 @@ async function openSite(origin: string, path: string, on = browser): Promise<{ p
   return { page, tabId: await tabIdOf(page) };
 }
 
+/**
+ * The popup as it is over a tab: opened as a background tab of that tab's window (so chrome.tabs still names
+ * the site's tab as the active one when the popup asks), then brought to the front.
+ */
+async function popupOver(tabId: number): Promise<Page> {
+  const opened = browser.context.waitForEvent("page", (p) => p.url().endsWith("/popup.html"));
+  await ext.evaluate(async (tabId) => {
+    const tab = await chrome.tabs.get(tabId);
+    await chrome.tabs.update(tabId, { active: true });
+    await chrome.tabs.create({
+      url: chrome.runtime.getURL("popup.html"),
+      active: false,
+      windowId: tab.windowId,
+    });
+  }, tabId);
+  const popup = await opened;
+  await popup.setViewportSize({ width: 380, height: 900 });
+  await expect.poll(() => popup.getByRole("heading", { name: "This site" }).isVisible()).toBe(true);
+  await popup.bringToFront();
+  return popup;
+}
+
 type ApprovalButton = "Approve" | "Deny" | "Always allow on this channel";
 
 /**
@@ -346,6 +370,15 @@ describe("a paired extension relays the sites the user allowed", () => {
     await expect.poll(() => agent.names()).toEqual(["buyProduct", "get-dresses", "greet", "temporary"]);
     const listed = (await agent.client.listTools()).tools.find((t) => t.name === "get-dresses");
     expect(listed?._meta?.["webmcp-hub/provider"]).toMatchObject({ origin: siteB });
+
+    // The popup over that tab says so (and is the README's picture: test-results/screenshots/).
+    const popup = await popupOver(seed.tabId);
+    await expect
+      .poll(() => popup.getByText(/^Shared with the channel \(connected\)/).count())
+      .toBeGreaterThan(0);
+    await mkdir(SCREENSHOT_DIR, { recursive: true });
+    await popup.locator("body").screenshot({ path: join(SCREENSHOT_DIR, "extension-popup.png") });
+    await popup.close();
 
     // Read-only: runs without asking.
     const dresses = await agent.call("get-dresses", { size: 40 });
