@@ -33,6 +33,9 @@ import { AuditOutbox, type AuditRow } from "./audit-outbox.js";
 import { displayText, sameOriginPageUrl } from "./display-text.js";
 import { exposeTools, type ExposedTool, type ProviderState } from "./naming.js";
 import { McpSessions, type AgentContext } from "./mcp-sessions.js";
+import type { CallOutcome, CallRequest, ChannelTools } from "./channel-tools.js";
+
+export type { CallOutcome, CallRequest } from "./channel-tools.js";
 
 /** What the Worker tells the object about the connecting provider (after authenticating its token). */
 export interface ProviderAttachment {
@@ -51,27 +54,6 @@ export interface ProviderAttachment {
 export interface ChannelConfig {
   channelId: string;
   strictNames: boolean;
-}
-
-export interface CallRequest {
-  name: string;
-  arguments: Record<string, unknown>;
-  agentTokenId: string | null;
-  /** The agent token's owner-given label: the name approval dialogs show for the agent. */
-  agentLabel: string;
-  /** What the MCP client calls itself (clientInfo.title or name): self-declared, shown only as secondary text. */
-  clientName?: string | undefined;
-  timeoutMs?: number | undefined;
-  signal?: AbortSignal | undefined;
-  onProgress?: ((p: { progress: number; total?: number; message?: string }) => void) | undefined;
-  onLog?: ((log: { level: LoggingLevel; logger?: string; data: unknown }) => void) | undefined;
-}
-
-export interface CallOutcome {
-  result: CallToolResult;
-  status: AuditStatus;
-  /** True when no tool of that name exists in the channel (MCP answers with a JSON-RPC error). */
-  unknownTool?: boolean;
 }
 
 interface PendingCall {
@@ -93,7 +75,7 @@ const FRAME_ENVELOPE_DEPTH = 3;
 /** The longest agent label a call frame carries (frames.ts `approval.agent`). */
 const APPROVAL_AGENT_MAX = 128;
 
-export class ChannelRelay extends DurableObject<Env> {
+export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
   private readonly sql: SqlStorage;
   private readonly outbox: AuditOutbox;
   private readonly providers = new Map<string, ProviderState>();

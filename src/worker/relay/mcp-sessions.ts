@@ -21,7 +21,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { LOGGING_LEVELS, type LoggingLevel } from "../../protocol/index.js";
-import type { ChannelRelay } from "./channel-relay.js";
+import type { ChannelTools } from "./channel-tools.js";
 
 export interface AgentContext {
   agentTokenId: string;
@@ -73,7 +73,7 @@ export class McpSessions {
   private readonly restoring = new Map<string, Promise<Session | undefined>>();
 
   constructor(
-    private readonly relay: ChannelRelay,
+    private readonly relay: ChannelTools,
     private readonly sql: SqlStorage,
   ) {
     sql.exec(`CREATE TABLE IF NOT EXISTS mcp_sessions (

@@ -1,0 +1,33 @@
+// What the channel's MCP endpoint needs from the channel (ChannelRelay implements it): the tools agents see,
+// and running one call end to end. McpSessions depends on this, not on the Durable Object, so the MCP layer
+// and the relay can change apart and be tested apart.
+import type { AuditStatus, CallToolResult, LoggingLevel } from "../../protocol/index.js";
+import type { ExposedTool } from "./naming.js";
+
+export interface CallRequest {
+  name: string;
+  arguments: Record<string, unknown>;
+  agentTokenId: string | null;
+  /** The agent token's owner-given label: the name approval dialogs show for the agent. */
+  agentLabel: string;
+  /** What the MCP client calls itself (clientInfo.title or name): self-declared, shown only as secondary text. */
+  clientName?: string | undefined;
+  timeoutMs?: number | undefined;
+  signal?: AbortSignal | undefined;
+  onProgress?: ((p: { progress: number; total?: number; message?: string }) => void) | undefined;
+  onLog?: ((log: { level: LoggingLevel; logger?: string; data: unknown }) => void) | undefined;
+}
+
+export interface CallOutcome {
+  result: CallToolResult;
+  status: AuditStatus;
+  /** True when no tool of that name exists in the channel (MCP answers with a JSON-RPC error). */
+  unknownTool?: boolean;
+}
+
+export interface ChannelTools {
+  /** The tools agents see now, by exposed name. */
+  exposedTools(): Map<string, ExposedTool>;
+  /** Runs one call end to end and audits it. Never throws for the tool's own failures. */
+  callTool(req: CallRequest): Promise<CallOutcome>;
+}
