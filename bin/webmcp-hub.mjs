@@ -21,10 +21,16 @@ function newestMtime(dir) {
   return newest;
 }
 
-/** The sidecar's bundles, from the project's one list (scripts/lib/bundles.mjs; a checkout only). */
+/**
+ * The sidecar's bundles, from the project's one list (scripts/lib/bundles.mjs; a checkout only): the CLI
+ * (the bundle named "sidecar", which this runs) and every file it loads next to itself (its scan worker).
+ */
 async function sidecarBundles() {
   const bundles = await import(pathToFileURL(join(ROOT, "scripts/lib/bundles.mjs")).href);
-  return { outputs: bundles.BUNDLES.filter((b) => b.group === "sidecar"), build: bundles.buildBundles };
+  const outputs = bundles.BUNDLES.filter((b) => b.group === "sidecar");
+  const cli = outputs.find((b) => b.name === "sidecar");
+  if (!cli) throw new Error('scripts/lib/bundles.mjs lists no "sidecar" bundle.');
+  return { outputs, cli: cli.outfile, build: bundles.buildBundles };
 }
 
 function isStale(outputs) {
@@ -46,7 +52,9 @@ async function build({ build }) {
 
 const checkout = existsSync(join(ROOT, "src/sidecar/cli.ts"));
 const args = process.argv.slice(2);
-let outputs = [{ outfile: "dist/sidecar/cli.mjs" }];
+// An installed package ships no scripts/, only dist/sidecar as `prepack` built it from the list.
+let cli = "dist/sidecar/cli.mjs";
+let outputs = [{ outfile: cli }];
 try {
   if (args[0] === "build") {
     if (!checkout) throw new Error("`build` works in a checkout of webmcp-hub only.");
@@ -56,10 +64,11 @@ try {
   if (checkout) {
     const sidecar = await sidecarBundles();
     outputs = sidecar.outputs;
+    cli = sidecar.cli;
     if (isStale(outputs)) await build(sidecar);
   }
 } catch (e) {
   process.stderr.write(`webmcp-hub: could not build the CLI: ${e instanceof Error ? e.message : e}\n`);
   if (!outputs.every(({ outfile }) => existsSync(join(ROOT, outfile)))) process.exit(1);
 }
-await import(pathToFileURL(join(ROOT, "dist/sidecar/cli.mjs")).href);
+await import(pathToFileURL(join(ROOT, cli)).href);
