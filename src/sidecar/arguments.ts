@@ -2,19 +2,10 @@
 // one of two errors (seed 001 §3): a request whose shape breaks the published inputSchema (not an object,
 // an unknown or missing property, a wrong JSON type) is a protocol error; a value of the right type that
 // cannot be used (an enum or bound, a date, the range, a root or path, a cursor) is a tool error (isError).
+import { InvalidArgumentsError, SearchError } from "./errors.js";
 import { compileGlob, GlobError } from "./glob.js";
 import { INPUT_SCHEMA, LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, SORTS, TIME_FIELDS } from "./tool.js";
 import type { SortOrder, TimeField } from "./tool.js";
-
-/** The request's shape violates the inputSchema: answered with JSON-RPC error -32602 (Invalid params). */
-export class InvalidArgumentsError extends Error {
-  override readonly name = "InvalidArgumentsError";
-}
-
-/** A domain or input-value error: answered as a CallToolResult with isError and this sentence. */
-export class SearchError extends Error {
-  override readonly name = "SearchError";
-}
 
 export interface SearchArguments {
   root: string | undefined;

@@ -3,7 +3,7 @@
 // entry's time and path); the path inside is checked again on the way in, although the signature holds.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import path from "node:path";
-import { SearchError } from "./arguments.js";
+import { SearchError } from "./errors.js";
 import type { Position } from "./order.js";
 
 const VERSION = 1;

@@ -13,7 +13,7 @@ import {
   type ProviderFrame,
   utf8ByteLength,
 } from "../protocol/index.js";
-import { InvalidArgumentsError } from "./arguments.js";
+import { InvalidArgumentsError } from "./errors.js";
 import type { SearchRoot } from "./roots.js";
 import type { ScanPool } from "./scan-pool.js";
 import type { SearchLimits, SearchResult } from "./search.js";

@@ -2,7 +2,7 @@
 // containment rules every path goes through (whole path components after realpath, never string prefixes).
 import { lstatSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
-import { SearchError } from "./arguments.js";
+import { SearchError } from "./errors.js";
 
 export interface SearchRoot {
   /** What agents pass as `root` (the default root is the first). */

@@ -2,7 +2,8 @@
 // start directory, decodes the cursor, runs one bounded scan (worker threads or inline) and shapes the
 // output of seed 001 §2.1.3 plus the sentences an agent reads (summary and notes).
 import path from "node:path";
-import { parseSearchArguments, SearchError, type SearchArguments } from "./arguments.js";
+import { parseSearchArguments, type SearchArguments } from "./arguments.js";
+import { SearchError } from "./errors.js";
 import { CursorCodec, queryDigest } from "./cursor.js";
 import { portableLstat, S_IFDIR, S_IFMT, S_IFREG, type StatRecord } from "./lstat.js";
 import type { FoundEntry } from "./order.js";

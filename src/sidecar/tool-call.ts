@@ -3,7 +3,7 @@
 // SearchError is an isError result with its sentence. InvalidArgumentsError and cancellation are thrown:
 // each transport answers them its own way.
 import type { CallToolResult } from "../protocol/results.js";
-import { SearchError } from "./arguments.js";
+import { SearchError } from "./errors.js";
 import type { SearchRoot } from "./roots.js";
 import { searchByTime, type SearchOptions, type SearchResult } from "./search.js";
 

@@ -3,7 +3,8 @@
 import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { InvalidArgumentsError, parseDateTime, SearchError } from "../../src/sidecar/arguments.js";
+import { parseDateTime } from "../../src/sidecar/arguments.js";
+import { InvalidArgumentsError, SearchError } from "../../src/sidecar/errors.js";
 import { CursorCodec, isContainedRelativePath, queryDigest } from "../../src/sidecar/cursor.js";
 import { fitFrame } from "../../src/sidecar/hub-link.js";
 import { comparatorFor, TopK, type FoundEntry, type Position } from "../../src/sidecar/order.js";
