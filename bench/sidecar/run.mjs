@@ -7,12 +7,13 @@
 // Targets: first page ≤ 1.0× find+sort; peak memory independent of tree size. A miss prints MISSED.
 //
 //   BENCH_ROUNDS  samples per measurement (default 7), interleaved ours / find
+//   BENCH_SIDECAR_ERA  the client's MCP revision: 2025-11-25 (default, `initialize`) or 2026-07-28 (pinned)
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { machine, table, writeResultsSection } from "../registry/harness.mjs";
 import { ensureTree } from "./tree.mjs";
 
@@ -20,6 +21,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, "../..");
 const DATA = join(ROOT, "bench/.data/sidecar");
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const ERA = process.env.BENCH_SIDECAR_ERA ?? "2025-11-25";
 const SIZES = [200_000, 50_000];
 const FROM = "2024-01-01T00:00:00.5Z"; // half seconds: no generated mtime (whole seconds) sits on a bound
 const TO = "2024-03-01T00:00:00.5Z";
@@ -75,7 +77,10 @@ async function startSidecar(tree, extra = []) {
     cwd: ROOT,
     stderr: "ignore",
   });
-  const client = new Client({ name: "bench", version: "0.1.0" });
+  const client = new Client(
+    { name: "bench", version: "0.1.0" },
+    ERA === "2026-07-28" ? { versionNegotiation: { mode: { pin: ERA } } } : {},
+  );
   await client.connect(transport);
   await client.listTools();
   const pid = transport.pid;
@@ -88,9 +93,7 @@ async function startSidecar(tree, extra = []) {
 
 async function search(client, args) {
   const t0 = performance.now();
-  const result = await client.callTool({ name: "fs.search_by_time", arguments: args }, undefined, {
-    timeout: 120_000,
-  });
+  const result = await client.callTool({ name: "fs.search_by_time", arguments: args }, { timeout: 120_000 });
   const ms = performance.now() - t0;
   if (result.isError) throw new Error(`fs.search_by_time failed: ${result.content[0]?.text}`);
   return { ms, out: result.structuredContent };

@@ -2,22 +2,31 @@
 // tool into an isError result; seed 001 §3.1 wants a JSON-RPC error), one tool, tools.listChanged false.
 // Errors: unknown tool, a request whose arguments break the inputSchema's shape, or an internal failure →
 // JSON-RPC error; a value the agent can correct (dates, range, bounds, root, path, cursor) → isError.
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+// Both protocol eras are served (ARCHITECTURE "MCP protocol eras"): the SDK's serveStdio decides a
+// connection's era from its opening message, as the stdio binding does — `initialize` (2025-11-25 and earlier)
+// pins the connection to a 2025-era instance, a request carrying the 2026-07-28 `_meta` envelope (or
+// `server/discover`) to a 2026-07-28 one — and the same handlers serve both. A request that claims the
+// other era on a connection already pinned is refused, never answered in the wrong era's shape (the SDK
+// refuses `initialize` and envelope-less requests on a 2026 connection; this file refuses enveloped ones on
+// a 2025 connection).
 import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type CacheHint,
   type CallToolResult,
-  type JSONRPCMessage,
+  type McpRequestContext,
+  type ServerContext,
   type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Readable, Writable } from "node:stream";
-import { z } from "zod";
-import { InvalidArgumentsError } from "./arguments.js";
+import { InvalidArgumentsError } from "./errors.js";
 import type { SearchRoot } from "./roots.js";
 import type { ScanPool } from "./scan-pool.js";
 import type { SearchLimits, SearchProgress } from "./search.js";
+import { LineTransport } from "./stdio-transport.js";
 import { TOOL_NAME, toolDescriptor } from "./tool.js";
 import { callSearchTool } from "./tool-call.js";
 
@@ -29,67 +38,84 @@ export interface SidecarOptions {
 }
 
 /**
- * A JSON-RPC error as the SDK's Protocol sends it (its `code` and `message`). McpError would prefix the
- * message with "MCP error -32602:", which clients prefix again.
+ * 2026-07-28 cache hints for tools/list and server/discover. Nothing changes while the process lives (the
+ * roots come from the command line), but a client may key its cache by the server's name and version, which
+ * a later run with other --root flags shares: five minutes bounds how long it could show old root names.
+ * Private: the description names this user's folders.
  */
-function rpcError(code: ErrorCode, message: string): Error {
-  return Object.assign(new Error(message), { code });
-}
+const LIST_CACHE: CacheHint = { ttlMs: 5 * 60_000, cacheScope: "private" };
 
 /**
- * tools/call as the SDK's Protocol first parses it: only the method. The Server's own tools/call wrapper
- * then checks the request against CallToolRequestSchema and answers a broken one with -32602 (Invalid
- * params); with the strict schema here, the Protocol's parse would fail first and answer -32603.
+ * On a connection that opened with `initialize`, a request carrying the 2026-07-28 envelope's version claim
+ * is refused with -32600: its sender expects the other era's results. (On a 2026 connection the SDK does the
+ * mirror image.)
  */
-const ToolsCallEnvelope = z.object({ method: z.literal("tools/call"), params: z.unknown() });
+function refuseOtherEra(era: McpRequestContext["era"], ctx: ServerContext): void {
+  if (era !== "legacy") return;
+  const envelope: unknown = ctx.mcpReq.envelope;
+  if (typeof envelope !== "object" || envelope === null || !(PROTOCOL_VERSION_META_KEY in envelope)) return;
+  const claimed: unknown = (envelope as Record<string, unknown>)[PROTOCOL_VERSION_META_KEY];
+  throw new ProtocolError(
+    ProtocolErrorCode.InvalidRequest,
+    `This connection opened with initialize and speaks MCP 2025-11-25 or earlier; a request for ${typeof claimed === "string" ? claimed : "another revision"} needs a connection that opens with server/discover (on stdio a connection keeps the era it opened with).`,
+  );
+}
 
-export function createSidecarServer(options: SidecarOptions): Server {
+export function createSidecarServer(
+  options: SidecarOptions,
+  era: McpRequestContext["era"] = "legacy",
+): Server {
   const { roots, pool, limits } = options;
   const server = new Server(
     { name: "webmcp-hub-sidecar", title: "webmcp-hub sidecar", version: options.version },
     {
       capabilities: { tools: { listChanged: false } },
       instructions: `Use ${TOOL_NAME} to find files by modified or created time in the user's allowed folders (roots: ${roots.map((r) => r.name).join(", ")}).`,
+      cacheHints: { "tools/list": LIST_CACHE, "server/discover": LIST_CACHE },
     },
   );
   const tool = toolDescriptor(roots) as Tool;
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [tool] }));
+  server.setRequestHandler("tools/list", (_request, ctx) => {
+    refuseOtherEra(era, ctx);
+    return { tools: [tool] };
+  });
 
-  server.setRequestHandler(ToolsCallEnvelope, async (envelope, extra): Promise<CallToolResult> => {
-    const request = CallToolRequestSchema.parse(envelope); // already checked by the Server's wrapper
+  // The Server checks the request against the tools/call schema first and answers a broken one with -32602.
+  server.setRequestHandler("tools/call", async (request, ctx: ServerContext): Promise<CallToolResult> => {
+    refuseOtherEra(era, ctx);
     const { name, arguments: args } = request.params;
     if (name !== TOOL_NAME) {
-      throw rpcError(
-        ErrorCode.InvalidParams,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
         `Unknown tool: ${name}. This server has one tool: ${TOOL_NAME}.`,
       );
     }
+    const { signal } = ctx.mcpReq;
     const progressToken = request.params._meta?.progressToken;
     const onProgress =
       progressToken === undefined
         ? undefined
         : (p: SearchProgress) => {
-            extra
-              .sendNotification({
+            ctx.mcpReq
+              .notify({
                 method: "notifications/progress",
                 params: { progressToken, progress: p.progress, message: p.message },
               })
               .catch(() => {}); // the client went away; the call's own answer reports the rest
           };
     try {
-      const result = await callSearchTool(roots, args, {
-        signal: extra.signal,
-        onProgress,
-        limits,
-        pool,
-      });
-      return result as CallToolResult;
+      const result = await callSearchTool(roots, args, { signal, onProgress, limits, pool });
+      return server.projectCallToolResult(result as CallToolResult, tool.outputSchema);
     } catch (e) {
-      if (e instanceof InvalidArgumentsError) throw rpcError(ErrorCode.InvalidParams, e.message);
-      if (extra.signal.aborted) throw e; // cancelled: the SDK sends no response
+      if (e instanceof InvalidArgumentsError)
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, e.message);
+      if (signal.aborted) throw e; // cancelled: the SDK sends no response
       const message = e instanceof Error ? e.message : String(e);
-      throw rpcError(ErrorCode.InternalError, `${TOOL_NAME} failed inside the server: ${message}`);
+      throw new ProtocolError(
+        ProtocolErrorCode.InternalError,
+        `${TOOL_NAME} failed inside the server: ${message}`,
+      );
     }
   });
   return server;
@@ -97,38 +123,17 @@ export function createSidecarServer(options: SidecarOptions): Server {
 
 /**
  * Serves MCP over `stdin`/`stdout` until stdin ends. Lines that are not JSON, or not JSON-RPC, are answered
- * with -32700 / -32600 (id null), which the SDK's transport would only log.
+ * with -32700 / -32600 (id null) by the LineTransport.
  */
 export async function runStdioServer(
   options: SidecarOptions,
   io: { stdin: Readable; stdout: Writable } = { stdin: process.stdin, stdout: process.stdout },
 ): Promise<void> {
-  const server = createSidecarServer(options);
-  const transport = new StdioServerTransport(io.stdin, io.stdout);
-  const closed = new Promise<void>((resolve) => {
-    server.onclose = resolve;
+  const transport = new LineTransport(io.stdin, io.stdout);
+  const handle = serveStdio(({ era }) => createSidecarServer(options, era), {
+    transport,
+    onerror: (error) => process.stderr.write(`webmcp-hub sidecar: ${error.message}\n`),
   });
-  await server.connect(transport);
-  const sdkOnError = transport.onerror;
-  transport.onerror = (error: Error) => {
-    const code = error instanceof SyntaxError ? -32700 : error.name === "ZodError" ? -32600 : null;
-    if (code !== null) {
-      const reply = {
-        jsonrpc: "2.0",
-        id: null,
-        error: {
-          code,
-          message:
-            code === -32700
-              ? "Parse error: each line on stdin must be one JSON-RPC message in JSON."
-              : "Invalid Request: the line is JSON but not a JSON-RPC 2.0 request, notification or response.",
-        },
-      };
-      void transport.send(reply as unknown as JSONRPCMessage);
-    }
-    sdkOnError?.(error);
-  };
-  io.stdin.once("end", () => void server.close());
-  io.stdin.once("close", () => void server.close());
-  await closed;
+  await transport.closed;
+  await handle.close();
 }

@@ -5,7 +5,7 @@
 // schema or an isError domain error (a broken shape is the protocol's -32602, seed 001 §3.1), within the
 // server's time limit. Cases per run: FUZZ_RUNS (default 50; `npm run fuzz` raises it).
 import { Validator, type Schema } from "@cfworker/json-schema";
-import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError, ProtocolErrorCode, type CallToolResult } from "@modelcontextprotocol/client";
 import fc from "fast-check";
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -178,11 +178,10 @@ async function judge(args: unknown): Promise<Verdict> {
   try {
     result = (await sidecar.client.callTool(
       { name: "fs.search_by_time", arguments: args as Record<string, unknown> },
-      undefined,
       { timeout: LIMIT_S * 1000 + SLACK_MS },
     )) as CallToolResult;
   } catch (e) {
-    if (e instanceof McpError && e.code === ErrorCode.InvalidParams) {
+    if (e instanceof ProtocolError && e.code === ProtocolErrorCode.InvalidParams) {
       expect(e.message).toMatch(/Invalid (arguments for fs\.search_by_time|tools\/call request)/);
       return "invalid-params";
     }

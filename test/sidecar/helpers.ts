@@ -1,5 +1,5 @@
 // Helpers for the sidecar tests: temp trees with controlled mtimes, the real CLI process behind an MCP SDK
-// client (or a raw line driver), and GNU find on the same tree as the reference.
+// client of either protocol era (or a raw line driver), and GNU find on the same tree as the reference.
 import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import {
   existsSync,
@@ -14,9 +14,8 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Client, type CallToolResult } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 
 export const REPO = fileURLToPath(new URL("../..", import.meta.url));
 export const BIN = join(REPO, "bin/webmcp-hub.mjs");
@@ -103,8 +102,20 @@ export interface SidecarClient {
   close(): Promise<void>;
 }
 
-/** `node bin/webmcp-hub.mjs sidecar ARGS` behind the MCP SDK's Client over StdioClientTransport. */
-export async function startSidecar(args: string[], env: Record<string, string> = {}): Promise<SidecarClient> {
+/** The protocol revisions a test client speaks: 2025-11-25 through `initialize`, 2026-07-28 pinned. */
+export const ERAS = ["2025-11-25", "2026-07-28"] as const;
+export type Era = (typeof ERAS)[number];
+
+/**
+ * `node bin/webmcp-hub.mjs sidecar ARGS` behind the MCP SDK's (v2) Client over StdioClientTransport: by
+ * default a 2025-era client (`initialize`, as Claude, Cursor and the Inspector speak today); with `era`
+ * "2026-07-28", a client pinned to that revision (server/discover, then the `_meta` envelope on every request).
+ */
+export async function startSidecar(
+  args: string[],
+  env: Record<string, string> = {},
+  era: Era = "2025-11-25",
+): Promise<SidecarClient> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, "sidecar", ...args],
@@ -114,7 +125,10 @@ export async function startSidecar(args: string[], env: Record<string, string> =
   });
   let stderr = "";
   transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  const client = new Client({ name: "sidecar-test", version: "1.0.0" });
+  const client = new Client(
+    { name: "sidecar-test", version: "1.0.0" },
+    era === "2026-07-28" ? { versionNegotiation: { mode: { pin: era } } } : {},
+  );
   await client.connect(transport);
   return {
     client,
@@ -151,6 +165,20 @@ export function outputOf(result: CallToolResult): Output {
 
 export function textOf(result: CallToolResult): string {
   return result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
+}
+
+/**
+ * A request's `_meta` in `era`: `extra` (a progress token, say), plus for 2026-07-28 the per-request envelope
+ * the revision requires in place of `initialize` (protocol version, client capabilities, client info).
+ */
+export function requestMeta(era: Era, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  if (era === "2025-11-25") return extra;
+  return {
+    "io.modelcontextprotocol/protocolVersion": era,
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+    ...extra,
+  };
 }
 
 /** A raw stdio driver: JSON lines in, every stdout line parsed (and checked to be JSON-RPC). */
@@ -205,15 +233,31 @@ export class RawSidecar {
     }
   }
 
-  async initialize(): Promise<void> {
+  /**
+   * Opens the connection in `era`: `initialize` + `notifications/initialized` for 2025-11-25, a
+   * `server/discover` carrying the 2026-07-28 envelope for 2026-07-28 (the revision has no handshake).
+   */
+  async open(era: Era): Promise<Record<string, unknown>> {
+    if (era === "2025-11-25") return this.initialize();
+    this.send({
+      jsonrpc: "2.0",
+      id: "discover",
+      method: "server/discover",
+      params: { _meta: requestMeta(era) },
+    });
+    return this.waitFor((m) => m.id === "discover");
+  }
+
+  async initialize(): Promise<Record<string, unknown>> {
     this.send({
       jsonrpc: "2.0",
       id: "init",
       method: "initialize",
       params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
     });
-    await this.waitFor((m) => m.id === "init");
+    const answer = await this.waitFor((m) => m.id === "init");
     this.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    return answer;
   }
 
   close(): Promise<void> {

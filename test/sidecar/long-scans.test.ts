@@ -1,10 +1,13 @@
-// Long scans through the real process: progress notifications, cancellation (notifications/cancelled stops
-// the scan), the server's entry and time bounds, concurrent calls, and stdout carrying only JSON-RPC.
+// Long scans through the real process: progress notifications and cancellation (notifications/cancelled stops
+// the scan) in both protocol eras, the server's entry and time bounds, concurrent calls, and stdout carrying
+// only JSON-RPC.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ensureBuilt,
+  ERAS,
   outputOf,
   RawSidecar,
+  requestMeta,
   removeDir,
   startSidecar,
   fastTempDir,
@@ -33,72 +36,81 @@ describe.each([
   ["on the worker threads", []],
   ["on the main thread (--workers 0)", ["--workers", "0"]],
 ] as const)("a scan of 300,000 files %s", (_where, flags) => {
-  it("sends increasing progress notifications when the caller gave a progress token", async () => {
-    const sidecar = await startSidecar(["--root", root, ...flags]);
-    try {
-      const progress: Array<{ progress: number; message?: string }> = [];
-      const result = await sidecar.client.callTool(
-        { name: "fs.search_by_time", arguments: { timeField: "modified" } },
-        undefined,
-        { onprogress: (p) => progress.push(p) },
-      );
-      expect(outputOf(result as never).stats.scannedFiles).toBe(DIRS * PER_DIR);
-      expect(progress.length).toBeGreaterThan(0);
-      const values = progress.map((p) => p.progress);
-      expect(values).toEqual([...values].sort((a, b) => a - b));
-      expect(values.at(-1)!).toBeLessThanOrEqual(DIRS * PER_DIR + DIRS + 1);
-      expect(progress[0]!.message).toMatch(/^Scanned [\d,]+ files in [\d,]+ director(y|ies)…$/);
-    } finally {
-      await sidecar.close();
-    }
-  });
+  it.each(ERAS)(
+    "sends increasing progress notifications when the caller gave a progress token (MCP %s)",
+    async (era) => {
+      const sidecar = await startSidecar(["--root", root, ...flags], {}, era);
+      try {
+        const progress: Array<{ progress: number; message?: string }> = [];
+        const result = await sidecar.client.callTool(
+          { name: "fs.search_by_time", arguments: { timeField: "modified" } },
+          { onprogress: (p) => progress.push(p) },
+        );
+        expect(outputOf(result as never).stats.scannedFiles).toBe(DIRS * PER_DIR);
+        expect(progress.length).toBeGreaterThan(0);
+        const values = progress.map((p) => p.progress);
+        expect(values).toEqual([...values].sort((a, b) => a - b));
+        expect(values.at(-1)!).toBeLessThanOrEqual(DIRS * PER_DIR + DIRS + 1);
+        expect(progress[0]!.message).toMatch(/^Scanned [\d,]+ files in [\d,]+ director(y|ies)…$/);
+      } finally {
+        await sidecar.close();
+      }
+    },
+  );
 
-  it("stops scanning when the call is cancelled, sends no answer for it, and keeps serving", async () => {
-    const raw = new RawSidecar(["--root", root, ...flags]);
-    try {
-      await raw.initialize();
-      raw.send({
-        jsonrpc: "2.0",
-        id: 7,
-        method: "tools/call",
-        params: {
-          name: "fs.search_by_time",
-          arguments: { timeField: "modified" },
-          _meta: { progressToken: "p7" },
-        },
-      });
-      await raw.waitFor((m) => m.method === "notifications/progress");
-      raw.send({
-        jsonrpc: "2.0",
-        method: "notifications/cancelled",
-        params: { requestId: 7, reason: "test" },
-      });
-      const cancelledAt = raw.messages.length;
-      await sleep(150); // a progress notification already on its way may still arrive
-      const settled = raw.messages.length;
-      await sleep(1500);
-      const later = raw.messages.slice(settled);
-      expect(later.filter((m) => m.method === "notifications/progress")).toEqual([]);
-      expect(raw.messages.slice(cancelledAt).some((m) => m.id === 7)).toBe(false);
-      raw.send({
-        jsonrpc: "2.0",
-        id: 8,
-        method: "tools/call",
-        params: { name: "fs.search_by_time", arguments: { timeField: "modified", path: "d0001" } },
-      });
-      const answer = (await raw.waitFor((m) => m.id === 8)) as {
-        result: { structuredContent: { stats: unknown } };
-      };
-      expect(answer.result.structuredContent.stats).toEqual({
-        scannedFiles: PER_DIR,
-        scannedDirectories: 1,
-        returned: 100,
-      });
-      expect(raw.badLines).toEqual([]);
-    } finally {
-      await raw.close();
-    }
-  });
+  it.each(ERAS)(
+    "stops scanning when the call is cancelled, sends no answer for it, and keeps serving (MCP %s)",
+    async (era) => {
+      const raw = new RawSidecar(["--root", root, ...flags]);
+      try {
+        await raw.open(era);
+        raw.send({
+          jsonrpc: "2.0",
+          id: 7,
+          method: "tools/call",
+          params: {
+            name: "fs.search_by_time",
+            arguments: { timeField: "modified" },
+            _meta: requestMeta(era, { progressToken: "p7" }),
+          },
+        });
+        await raw.waitFor((m) => m.method === "notifications/progress");
+        raw.send({
+          jsonrpc: "2.0",
+          method: "notifications/cancelled",
+          params: { requestId: 7, reason: "test", _meta: requestMeta(era) },
+        });
+        const cancelledAt = raw.messages.length;
+        await sleep(150); // a progress notification already on its way may still arrive
+        const settled = raw.messages.length;
+        await sleep(1500);
+        const later = raw.messages.slice(settled);
+        expect(later.filter((m) => m.method === "notifications/progress")).toEqual([]);
+        expect(raw.messages.slice(cancelledAt).some((m) => m.id === 7)).toBe(false);
+        raw.send({
+          jsonrpc: "2.0",
+          id: 8,
+          method: "tools/call",
+          params: {
+            name: "fs.search_by_time",
+            arguments: { timeField: "modified", path: "d0001" },
+            _meta: requestMeta(era),
+          },
+        });
+        const answer = (await raw.waitFor((m) => m.id === 8)) as {
+          result: { structuredContent: { stats: unknown } };
+        };
+        expect(answer.result.structuredContent.stats).toEqual({
+          scannedFiles: PER_DIR,
+          scannedDirectories: 1,
+          returned: 100,
+        });
+        expect(raw.badLines).toEqual([]);
+      } finally {
+        await raw.close();
+      }
+    },
+  );
 
   it("stops at the server's entry bound and says so in the text", async () => {
     const sidecar = await startSidecar(["--root", root, "--max-entries", "5000", ...flags]);
