@@ -15,12 +15,13 @@ import { createApp } from "../../src/worker/app.ts";
 import { authenticateAgent } from "../../src/worker/channels/channels.ts";
 import { hubContext } from "../../src/worker/http/context.ts";
 import { renderError } from "../../src/worker/http/errors.ts";
-import {
-  ChannelRelay as RealChannelRelay,
-  HEADER_AGENT,
-  HEADER_CHANNEL,
-} from "../../src/worker/relay/channel-relay.ts";
+import { relayRequestHeaders } from "../../src/protocol/relay-contract.ts";
+import { ChannelRelay as RealChannelRelay } from "../../src/worker/relay/channel-relay.ts";
 import { bearerToken, sha256Hex } from "../../src/worker/secrets.ts";
+import { floorFetch } from "./floor-worker.mjs";
+
+// The relay's floor (/floor/…, bench/relay/floor.mjs): a minimal Worker + Durable Object relay beside ours.
+export { FloorRelay } from "./floor-worker.mjs";
 
 /** The real ChannelRelay, with switches for its audit row and its sessions' response mode, and a no-op RPC. */
 export class ChannelRelay extends RealChannelRelay {
@@ -28,6 +29,8 @@ export class ChannelRelay extends RealChannelRelay {
 
   constructor(ctx, env) {
     super(ctx, env);
+    // McpSessions is being moved to SDK v2 (issue 14): hook its sessions only where it still opens them here.
+    if (typeof this.mcp.open !== "function") return;
     const open = this.mcp.open.bind(this.mcp);
     this.mcp.open = (agent, ...rest) => {
       const session = open(agent, ...rest);
@@ -95,10 +98,12 @@ probes.post("/bench/audit/:channelId", async (c) => {
 function forwardWithoutTokenCheck(agentTokenId) {
   return async (c) => {
     const channelId = c.req.param("channelId");
-    const headers = new Headers(c.req.raw.headers);
+    const headers = relayRequestHeaders(c.req.raw.headers, {
+      kind: "agent",
+      config: { channelId, strictNames: false },
+      agent: { agentTokenId, agentLabel: "bench", tokenHash: await sha256Hex(agentTokenId) },
+    });
     headers.delete("authorization");
-    headers.set(HEADER_CHANNEL, JSON.stringify({ channelId, strictNames: false }));
-    headers.set(HEADER_AGENT, JSON.stringify({ agentTokenId, agentLabel: "bench", tokenHash: "" }));
     const init = { method: c.req.method, headers };
     if (c.req.method === "POST") init.body = c.req.raw.body;
     const response = await relay(c.env, channelId).fetch(new Request(c.req.url, init));
@@ -114,6 +119,7 @@ const app = createApp();
 export default {
   fetch(request, env, ctx) {
     const { pathname } = new URL(request.url);
+    if (pathname.startsWith("/floor/")) return floorFetch(request, env);
     return pathname.startsWith("/bench/") ? probes.fetch(request, env, ctx) : app.fetch(request, env, ctx);
   },
 };

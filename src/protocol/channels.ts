@@ -96,10 +96,7 @@ export const PlainCallBodySchema = z.union([
   }).strict(),
   z
     .object({
-      text: z
-        .string()
-        .min(1)
-        .max(256 * 1024),
+      text: z.string().min(1).max(LIMITS.callsTextMax),
       timeoutMs: z.number().int().min(1).max(LIMITS.callTimeoutMaxMs).optional(),
     })
     .strict(),

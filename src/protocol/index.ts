@@ -14,3 +14,4 @@ export * from "./channels.js";
 export * from "./function-calls.js";
 export * from "./accounts.js";
 export * from "./oauth.js";
+export * from "./relay-contract.js";

@@ -13,6 +13,11 @@ export const LIMITS = {
   callTimeoutMaxMs: 300_000,
   /** Largest JSON request body the REST API accepts (manifests excepted). */
   requestBodyBytes: 64 * 1024,
+  /** Plain HTTP calls (POST /api/channels/:id/calls): calls one request may make (one, or a function-call
+   *  text's), the longest function-call text in characters, and the largest body (the text plus its JSON). */
+  callsPerRequest: 20,
+  callsTextMax: 256 * 1024,
+  callsBodyBytes: 256 * 1024 + 1024,
   /** Largest ownership-proof file a verification fetch reads. */
   verifyFileBytes: 4 * 1024,
   /**

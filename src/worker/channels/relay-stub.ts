@@ -1,12 +1,15 @@
-// The ChannelRelay Durable Object of a channel (one per channel, addressed by the channel id), typed as
-// the RPC surface the Worker uses (the generated stub type cannot express results holding `unknown`).
-import type { CallOutcome, ChannelConfig, ChannelRelay } from "../relay/channel-relay.js";
+// The Worker's side of a channel's ChannelRelay Durable Object (one per channel, addressed by the channel id):
+// the RPC surface the Worker uses, typed by hand (the generated stub type cannot express results holding
+// `unknown`), and the channel settings every request to it carries (the contract: src/protocol/relay-contract.ts).
+import type { ChannelConfig } from "../../protocol/index.js";
+import type { ChannelRelay, PlainCall } from "../relay/channel-relay.js";
+import type { CallOutcome } from "../relay/channel-tools.js";
 import type { ChannelRow } from "./channels.js";
 
 export interface RelayApi {
   fetch(request: Request): Promise<Response>;
   snapshot(config: ChannelConfig): Promise<ReturnType<ChannelRelay["snapshot"]>>;
-  callOnce(config: ChannelConfig, call: Parameters<ChannelRelay["callOnce"]>[1]): Promise<CallOutcome>;
+  callOnce(config: ChannelConfig, call: PlainCall): Promise<CallOutcome>;
   flushAudit(): Promise<number>;
   revokeProvider(tokenId: string): Promise<number>;
   revokeAgent(agentTokenId: string): Promise<number>;
@@ -14,4 +17,9 @@ export interface RelayApi {
 
 export function relayOf(env: Env, channel: Pick<ChannelRow, "id">): RelayApi {
   return env.CHANNEL.get(env.CHANNEL.idFromName(channel.id)) as unknown as RelayApi;
+}
+
+/** What the channel's object needs to know of its settings, sent with each request and RPC. */
+export function configOf(channel: Pick<ChannelRow, "id" | "strictNames">): ChannelConfig {
+  return { channelId: channel.id, strictNames: channel.strictNames };
 }

@@ -2,6 +2,7 @@
 import { Hono } from "hono";
 import {
   AuditQuerySchema,
+  LIMITS,
   CreateAgentTokenBodySchema,
   CreateChannelBodySchema,
   FunctionCallParseError,
@@ -33,7 +34,7 @@ import {
 } from "../channels/channels.js";
 import { listAudit } from "../channels/audit.js";
 import { pairingSource } from "../channels/pairing-source.js";
-import { relayOf } from "../channels/relay-stub.js";
+import { configOf, relayOf } from "../channels/relay-stub.js";
 import { currentAccount, requireHubOrigin } from "../accounts/session.js";
 import { createOwnerKey, listOwnerKeys, revokeOwnerKey } from "../accounts/ownership.js";
 import { CreateOwnerKeyBodySchema } from "../../protocol/index.js";
@@ -70,8 +71,6 @@ export function requireChannelOwner() {
   };
 }
 
-const owner = requireChannelOwner();
-
 // Every write a session cookie comes with must come from the hub's own pages (accounts/session.ts).
 channelRoutes.use("*", requireHubOrigin());
 
@@ -89,97 +88,15 @@ channelRoutes.post("/", async (c) => {
   );
 });
 
-channelRoutes.get("/:id", owner, async (c) => {
-  const channel = c.var.ownedChannel;
-  const live = await relayOf(c.env, channel).snapshot(configOf(channel));
-  return c.json({
-    channel: channelView(channel),
-    mcpUrl: `${hubOrigin(c)}/mcp/${channel.id}`,
-    ...live,
-    agentTokens: await listAgentTokens(c.var.db, channel),
-  });
-});
-
-channelRoutes.post("/:id/pairing-codes", owner, async (c) => {
-  const channel = c.var.ownedChannel;
-  return c.json(await createPairingCode(c.var.db, channel, c.var.now), 201);
-});
-
-channelRoutes.post("/:id/agent-tokens", owner, async (c) => {
-  const channel = c.var.ownedChannel;
-  const body = c.req.header("content-type")
-    ? await readJson(c, CreateAgentTokenBodySchema)
-    : CreateAgentTokenBodySchema.parse({});
-  return c.json(await createAgentToken(c.var.db, channel, body.label, hubOrigin(c), c.var.now), 201);
-});
-
-channelRoutes.get("/:id/agent-tokens", owner, async (c) => {
-  const channel = c.var.ownedChannel;
-  return c.json({ agentTokens: await listAgentTokens(c.var.db, channel) });
-});
-
-channelRoutes.delete("/:id/agent-tokens", owner, async (c) => {
-  const channel = c.var.ownedChannel;
-  const { id } = await readJson(c, RevokeAgentTokenBodySchema);
-  await revokeAgentToken(c.var.db, channel, id, c.var.now);
-  const closedSessions = await relayOf(c.env, channel).revokeAgent(id);
-  return c.json({ revoked: id, closedSessions });
-});
-
-channelRoutes.delete("/:id/providers/:tokenId", owner, async (c) => {
-  const channel = c.var.ownedChannel;
-  const tokenId = c.req.param("tokenId") ?? "";
-  await revokeProviderToken(c.var.db, channel, tokenId, c.var.now);
-  const closedConnections = await relayOf(c.env, channel).revokeProvider(tokenId);
-  return c.json({ revoked: tokenId, closedConnections });
-});
-
-// Connected apps: the OAuth clients the owning account let use this channel (src/worker/oauth).
-channelRoutes.get("/:id/connected-apps", owner, async (c) => {
-  return c.json({ connectedApps: await listConnectedApps(c.env, hubOrigin(c), c.var.ownedChannel) });
-});
-
-channelRoutes.delete("/:id/connected-apps/:grantId", owner, async (c) => {
-  const channel = c.var.ownedChannel;
-  const grantId = c.req.param("grantId") ?? "";
-  await revokeConnectedApp(c.env, hubOrigin(c), channel, grantId);
-  // Its tokens are gone; its open MCP sessions and GET streams end now too (they are keyed `oauth:<grantId>`).
-  const closedSessions = await relayOf(c.env, channel).revokeAgent(`oauth:${grantId}`);
-  return c.json({ revoked: grantId, closedSessions });
-});
-
-channelRoutes.get("/:id/owner-keys", owner, async (c) => {
-  return c.json({ ownerKeys: await listOwnerKeys(c.var.db, c.var.ownedChannel.id) });
-});
-
-channelRoutes.post("/:id/owner-keys", owner, async (c) => {
-  const body = c.req.header("content-type")
-    ? await readJson(c, CreateOwnerKeyBodySchema)
-    : CreateOwnerKeyBodySchema.parse({});
-  const created = await createOwnerKey(c.var.db, c.var.ownedChannel, body.label, c.var.now);
-  return c.json({ ...created, note: "The owner key is shown once. Store it now." }, 201);
-});
-
-channelRoutes.delete("/:id/owner-keys/:keyId", owner, async (c) => {
-  const keyId = c.req.param("keyId") ?? "";
-  await revokeOwnerKey(c.var.db, c.var.ownedChannel, keyId, c.var.now);
-  return c.json({ revoked: keyId });
-});
-
-channelRoutes.get("/:id/audit", owner, async (c) => {
-  const channel = c.var.ownedChannel;
-  const params = query(c, AuditQuerySchema);
-  await relayOf(c.env, channel).flushAudit();
-  return c.json(await listAudit(c.var.db, channel.id, params));
-});
-
+// The one route under /:id that is not the owner's: an agent's plain HTTP calls, with its agent token.
+// (Registered before the owner check below, so that check never runs for it.)
 channelRoutes.post("/:id/calls", async (c) => {
   const agent = await authenticateAgent(
     c.var.db,
     c.req.param("id"),
     bearerToken(c.req.header("authorization")),
   );
-  const body = await readJson(c, PlainCallBodySchema, 256 * 1024 + 1024);
+  const body = await readJson(c, PlainCallBodySchema, LIMITS.callsBodyBytes);
   let calls: ToolCall[];
   if ("text" in body) {
     try {
@@ -194,7 +111,8 @@ channelRoutes.post("/:id/calls", async (c) => {
   } else {
     calls = [{ name: body.name, arguments: body.arguments }];
   }
-  if (calls.length > 20) throw new HubError("validation_failed", "At most 20 calls per request.");
+  if (calls.length > LIMITS.callsPerRequest)
+    throw new HubError("validation_failed", `At most ${LIMITS.callsPerRequest} calls per request.`);
   // Each call of a batch counts, as it would in as many requests.
   await consumeRateLimit(
     c.env,
@@ -223,6 +141,93 @@ channelRoutes.post("/:id/calls", async (c) => {
   return c.json({ results });
 });
 
+// Every other route under /:id is the owner's: one check, here, for all of them (and for /:id itself).
+channelRoutes.use("/:id/*", requireChannelOwner());
+
+channelRoutes.get("/:id", async (c) => {
+  const channel = c.var.ownedChannel;
+  const live = await relayOf(c.env, channel).snapshot(configOf(channel));
+  return c.json({
+    channel: channelView(channel),
+    mcpUrl: `${hubOrigin(c)}/mcp/${channel.id}`,
+    ...live,
+    agentTokens: await listAgentTokens(c.var.db, channel),
+  });
+});
+
+channelRoutes.post("/:id/pairing-codes", async (c) => {
+  const channel = c.var.ownedChannel;
+  return c.json(await createPairingCode(c.var.db, channel, c.var.now), 201);
+});
+
+channelRoutes.post("/:id/agent-tokens", async (c) => {
+  const channel = c.var.ownedChannel;
+  const body = c.req.header("content-type")
+    ? await readJson(c, CreateAgentTokenBodySchema)
+    : CreateAgentTokenBodySchema.parse({});
+  return c.json(await createAgentToken(c.var.db, channel, body.label, hubOrigin(c), c.var.now), 201);
+});
+
+channelRoutes.get("/:id/agent-tokens", async (c) => {
+  const channel = c.var.ownedChannel;
+  return c.json({ agentTokens: await listAgentTokens(c.var.db, channel) });
+});
+
+channelRoutes.delete("/:id/agent-tokens", async (c) => {
+  const channel = c.var.ownedChannel;
+  const { id } = await readJson(c, RevokeAgentTokenBodySchema);
+  await revokeAgentToken(c.var.db, channel, id, c.var.now);
+  const closedSessions = await relayOf(c.env, channel).revokeAgent(id);
+  return c.json({ revoked: id, closedSessions });
+});
+
+channelRoutes.delete("/:id/providers/:tokenId", async (c) => {
+  const channel = c.var.ownedChannel;
+  const tokenId = c.req.param("tokenId") ?? "";
+  await revokeProviderToken(c.var.db, channel, tokenId, c.var.now);
+  const closedConnections = await relayOf(c.env, channel).revokeProvider(tokenId);
+  return c.json({ revoked: tokenId, closedConnections });
+});
+
+// Connected apps: the OAuth clients the owning account let use this channel (src/worker/oauth).
+channelRoutes.get("/:id/connected-apps", async (c) => {
+  return c.json({ connectedApps: await listConnectedApps(c.env, hubOrigin(c), c.var.ownedChannel) });
+});
+
+channelRoutes.delete("/:id/connected-apps/:grantId", async (c) => {
+  const channel = c.var.ownedChannel;
+  const grantId = c.req.param("grantId") ?? "";
+  await revokeConnectedApp(c.env, hubOrigin(c), channel, grantId);
+  // Its tokens are gone; its open MCP sessions and GET streams end now too (they are keyed `oauth:<grantId>`).
+  const closedSessions = await relayOf(c.env, channel).revokeAgent(`oauth:${grantId}`);
+  return c.json({ revoked: grantId, closedSessions });
+});
+
+channelRoutes.get("/:id/owner-keys", async (c) => {
+  return c.json({ ownerKeys: await listOwnerKeys(c.var.db, c.var.ownedChannel.id) });
+});
+
+channelRoutes.post("/:id/owner-keys", async (c) => {
+  const body = c.req.header("content-type")
+    ? await readJson(c, CreateOwnerKeyBodySchema)
+    : CreateOwnerKeyBodySchema.parse({});
+  const created = await createOwnerKey(c.var.db, c.var.ownedChannel, body.label, c.var.now);
+  return c.json({ ...created, note: "The owner key is shown once. Store it now." }, 201);
+});
+
+channelRoutes.delete("/:id/owner-keys/:keyId", async (c) => {
+  const keyId = c.req.param("keyId") ?? "";
+  await revokeOwnerKey(c.var.db, c.var.ownedChannel, keyId, c.var.now);
+  return c.json({ revoked: keyId });
+});
+
+channelRoutes.get("/:id/audit", async (c) => {
+  const channel = c.var.ownedChannel;
+  const params = query(c, AuditQuerySchema);
+  await relayOf(c.env, channel).flushAudit();
+  return c.json(await listAudit(c.var.db, channel.id, params));
+});
+
 pairRoutes.post(
   "/",
   rateLimit({ limiter: "ANON_WRITES", action: "pair", what: "pairing attempts from your address" }),
@@ -241,7 +246,3 @@ pairRoutes.post("/", async (c) => {
   );
   return c.json(paired, 201);
 });
-
-export function configOf(channel: ChannelRow) {
-  return { channelId: channel.id, strictNames: channel.strictNames };
-}

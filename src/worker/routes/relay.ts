@@ -1,7 +1,13 @@
 // /relay/:channelId (provider WebSockets) and /mcp/:channelId[/k/:token] (agents), forwarded to the
 // channel's ChannelRelay after authentication here, at the edge.
 import { Hono, type Context } from "hono";
-import { RELAY_SUBPROTOCOL } from "../../protocol/index.js";
+import {
+  RELAY_HEADER,
+  RELAY_SUBPROTOCOL,
+  relayRequestHeaders,
+  type ProviderAttachment,
+  type RelayRequest,
+} from "../../protocol/index.js";
 import {
   authenticateAgent,
   authenticateProvider,
@@ -9,21 +15,12 @@ import {
   noteChannelUse,
 } from "../channels/channels.js";
 import { relayTabOrigin } from "../channels/pairing-source.js";
-import { relayOf } from "../channels/relay-stub.js";
+import { configOf, relayOf } from "../channels/relay-stub.js";
 import type { AppContext, AppEnv } from "../http/context.js";
 import { rateLimit } from "../http/rate-limit.js";
 import { HubError } from "../http/errors.js";
 import { mcpOriginGuard } from "../http/mcp-origin.js";
 import { bearerToken, looksLike, sha256Hex } from "../secrets.js";
-import {
-  HEADER_AGENT,
-  HEADER_AGENT_HASH,
-  HEADER_CHANNEL,
-  HEADER_PROVIDER,
-  type ProviderAttachment,
-} from "../relay/channel-relay.js";
-import { REAUTH_HEADER } from "../relay/mcp-sessions.js";
-import { configOf } from "./channels.js";
 import { consumeRateLimit } from "../http/rate-limit.js";
 import { authenticateOAuthAgent, bearerChallenge } from "../oauth/bearer.js";
 import { noteGrantUse } from "../oauth/connected-apps.js";
@@ -80,9 +77,11 @@ relayRoutes.get("/:channelId", async (c) => {
     ...who,
     connectedAt: Date.now(),
   };
-  const headers = new Headers(c.req.raw.headers);
-  headers.set(HEADER_CHANNEL, JSON.stringify({ channelId: row.channelId, strictNames }));
-  headers.set(HEADER_PROVIDER, JSON.stringify(attachment));
+  const headers = relayRequestHeaders(c.req.raw.headers, {
+    kind: "provider",
+    config: { channelId: row.channelId, strictNames },
+    provider: attachment,
+  });
   return relayOf(c.env, channel).fetch(new Request(c.req.url, { headers }));
 });
 
@@ -137,30 +136,23 @@ function refuseInBand(e: HubError): Response {
 async function forwardMcp(c: Context<AppEnv>, token: string | undefined, viaPath = false): Promise<Response> {
   const channelId = c.req.param("channelId")!;
   const headers = new Headers(c.req.raw.headers);
-  for (const h of [HEADER_CHANNEL, HEADER_PROVIDER, HEADER_AGENT, HEADER_AGENT_HASH, "authorization"])
-    headers.delete(h);
+  headers.delete("authorization");
   const body = c.req.method === "POST" ? await c.req.arrayBuffer() : undefined;
-  const forward = (extra: Record<string, string>) => {
-    const h = new Headers(headers);
-    for (const [k, v] of Object.entries(extra)) h.set(k, v);
-    return relayOf(c.env, { id: channelId }).fetch(
-      new Request(c.req.url, { method: c.req.method, headers: h, body }),
+  const forward = (relayed: RelayRequest) =>
+    relayOf(c.env, { id: channelId }).fetch(
+      new Request(c.req.url, { method: c.req.method, headers: relayRequestHeaders(headers, relayed), body }),
     );
-  };
   let response: Response | undefined;
   if (headers.has("mcp-session-id") && token && looksLike("agent", token)) {
-    response = await forward({ [HEADER_AGENT_HASH]: await sha256Hex(token) });
-    if (response.headers.get(REAUTH_HEADER)) response = undefined;
+    response = await forward({ kind: "agent-hash", tokenHash: await sha256Hex(token) });
+    if (response.headers.get(RELAY_HEADER.reauth)) response = undefined;
   }
   if (!response) {
     const agent = await authenticateMcpAgent(c, channelId, token, viaPath);
     response = await forward({
-      [HEADER_CHANNEL]: JSON.stringify(configOf(agent.channel)),
-      [HEADER_AGENT]: JSON.stringify({
-        agentTokenId: agent.agentTokenId,
-        agentLabel: agent.agentLabel,
-        tokenHash: agent.tokenHash,
-      }),
+      kind: "agent",
+      config: configOf(agent.channel),
+      agent: { agentTokenId: agent.agentTokenId, agentLabel: agent.agentLabel, tokenHash: agent.tokenHash },
     });
   }
   // Copy so the origin guard's CORS headers can be added.

@@ -1,0 +1,103 @@
+// The relay frames on a provider's socket, at the object's end: a received message becomes a ProviderFrame
+// only within the limits (text, size in UTF-8, nesting depth, the schema), and what the hub sends is held to
+// its own schema too. Anything refused is answered in band with an error frame the provider can read.
+import {
+  HubFrameSchema,
+  LIMITS,
+  ProviderFrameSchema,
+  checkObjectSchema,
+  exceedsUtf8Bytes,
+  jsonDepth,
+  utf8ByteLength,
+  type HubFrame,
+  type ProviderFrame,
+  type ToolDescriptor,
+} from "../../protocol/index.js";
+
+/** Levels a provider frame adds around its payload (frame → tools → tool → inputSchema; frame → result →
+ *  structuredContent), so a payload may itself be LIMITS.jsonDepthMax deep. */
+const FRAME_ENVELOPE_DEPTH = 3;
+
+/** Sends a hub frame; its schema is enforced on what the hub sends, not only on what it receives. */
+export function sendFrame(ws: WebSocket, frame: HubFrame): void {
+  ws.send(JSON.stringify(HubFrameSchema.parse(frame)));
+}
+
+export type FrameRead =
+  | { frame: ProviderFrame }
+  | {
+      /** The error frame that tells the provider why. */
+      refusal: Extract<HubFrame, { type: "error" }>;
+      /** Close the socket after it (the frame was too large to trust the stream). */
+      close?: { code: number; reason: string };
+      /** Worth a log line: the provider's software sent something malformed. */
+      log?: string;
+    };
+
+/** Reads one message from a provider's socket. */
+export function readProviderFrame(message: string | ArrayBuffer): FrameRead {
+  if (typeof message !== "string") {
+    return {
+      refusal: {
+        type: "error",
+        code: "binary_frame",
+        message: "Frames are JSON text; binary frames are not accepted.",
+      },
+    };
+  }
+  // The limit is in bytes of UTF-8, as the frame travels (a string's length counts UTF-16 units).
+  if (exceedsUtf8Bytes(message, LIMITS.frameBytes)) {
+    return {
+      refusal: {
+        type: "error",
+        code: "frame_too_large",
+        message: `A frame may be at most ${LIMITS.frameBytes} bytes of UTF-8; this one has ${utf8ByteLength(message)}.`,
+      },
+      close: { code: 1009, reason: "frame too large" },
+    };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(message);
+  } catch {
+    return { refusal: { type: "error", code: "invalid_json", message: "Frame refused: not valid JSON." } };
+  }
+  if (jsonDepth(json, LIMITS.jsonDepthMax + FRAME_ENVELOPE_DEPTH) === Number.POSITIVE_INFINITY) {
+    return {
+      refusal: {
+        type: "error",
+        code: "frame_too_deep",
+        message: `Frame refused: its JSON nests deeper than ${LIMITS.jsonDepthMax} levels inside the frame.`,
+      },
+    };
+  }
+  const parsed = ProviderFrameSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue ? `${issue.path.join(".") || "(frame)"}: ${issue.message}` : "invalid frame";
+    return {
+      refusal: { type: "error", code: "invalid_frame", message: `Frame refused: ${where}.` },
+      log: `sent an invalid frame: ${where}`,
+    };
+  }
+  return { frame: parsed.data };
+}
+
+/** A tools frame's tools the hub relays, and why each other one is refused (duplicate, unusable schema). */
+export function acceptTools(tools: ToolDescriptor[]): { accepted: ToolDescriptor[]; refused: string[] } {
+  const accepted: ToolDescriptor[] = [];
+  const refused: string[] = [];
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    const problems = [
+      ...checkObjectSchema(tool.inputSchema),
+      ...(tool.outputSchema ? checkObjectSchema(tool.outputSchema) : []),
+    ];
+    if (seen.has(tool.name)) refused.push(`${tool.name}: duplicate name`);
+    else if (problems.length)
+      refused.push(`${tool.name}: ${problems[0]!.path || "schema"} ${problems[0]!.message}`);
+    else accepted.push(tool);
+    seen.add(tool.name);
+  }
+  return { accepted, refused };
+}
