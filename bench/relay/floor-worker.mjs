@@ -120,7 +120,8 @@ export async function floorFetch(request, env) {
     case "ping":
       return reply({});
     case "tools/list":
-      return reply({ tools: await relay.tools() });
+      // 2026-07-28 list results say how long they may be cached: not at all, tools come and go.
+      return reply({ tools: await relay.tools(), ...(modern ? { ttlMs: 0, cacheScope: "private" } : {}) });
     default:
       return json({
         jsonrpc: "2.0",
