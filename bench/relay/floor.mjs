@@ -99,6 +99,7 @@ export async function connectEraClient(url, era, name = "bench-floor") {
         return client.callTool(params);
       }
     },
+    ping: () => client.ping(),
     listTools: () => client.listTools(),
     close: () => client.close(),
   };
@@ -311,21 +312,29 @@ async function startHub(name, era, stops) {
   log(
     `${HUB_LABEL[name]}: ${hub.url} (channel ${channel.channel.id}); processes ${JSON.stringify(hubProcesses(hub.url))}`,
   );
-  return { name, url: hub.url, ours: oursClient, floor: floorClient };
+  return {
+    name,
+    url: hub.url,
+    ours: oursClient,
+    floor: floorClient,
+    floorName,
+    channelId: channel.channel.id,
+    agentToken: channel.agentToken,
+  };
 }
 
-async function measure(paths, concurrency) {
+async function measure(paths, concurrency, rounds = ROUNDS) {
   const runs = Object.fromEntries(paths.map((p) => [p.key, []]));
   const cpu = Object.fromEntries(paths.map((p) => [p.key, []]));
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? paths : [...paths].reverse();
     for (const path of order) {
       const before = path.hubUrl ? cpuSnapshot(path.hubUrl) : null;
       const run = await closedLoop({
         concurrency,
-        durationMs: (SECONDS * 1000) / ROUNDS,
+        durationMs: (SECONDS * 1000) / rounds,
         maxFailureShare: path.key === "direct" ? 0.02 : 0.5,
-        ...echo(path.client),
+        ...(path.load ?? echo(path.client)),
       });
       runs[path.key].push(run);
       if (before) cpu[path.key].push({ ...cpuSince(path.hubUrl, before), calls: run.calls });
@@ -348,6 +357,76 @@ async function measure(paths, concurrency) {
   );
 }
 
+/**
+ * Where our call's time goes, on one hub: the same measurements for requests that take one part after
+ * another off a relayed call (the floor's `ping` answered by the Worker alone; ours without the per-request
+ * token check; without the audit row; the plain-call REST endpoint, without the MCP transport).
+ */
+async function probe(hub, era, stops) {
+  const post = async (path, body) => {
+    const res = await fetch(`${hub.url}${path}`, { method: "POST", body: JSON.stringify(body) });
+    if (!res.ok) throw new Error(`POST ${path} answered ${res.status}`);
+    await res.arrayBuffer();
+  };
+  const bare = await connectEraClient(`${hub.url}/bench/mcp/${hub.channelId}`, era);
+  stops.unshift(() => bare.close());
+  const ping = (client) => ({ call: () => client.ping(), check: () => true });
+  const plainCall = {
+    call: async (w, n) => {
+      const res = await fetch(`${hub.url}/api/channels/${hub.channelId}/calls`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${hub.agentToken}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: "echo", arguments: { text: `w${w}-${n}` } }),
+      });
+      return res.ok ? res.json() : { status: res.status };
+    },
+    check: (body, w, n) => body.results?.[0]?.result?.content?.[0]?.text === `w${w}-${n}`,
+  };
+  const healthz = {
+    call: async () => {
+      const res = await fetch(`${hub.url}/healthz`);
+      await res.arrayBuffer();
+      return res.ok;
+    },
+    check: (ok) => ok,
+  };
+  const noopDo = {
+    call: async () => {
+      const res = await fetch(`${hub.url}/bench/do/${hub.channelId}`);
+      await res.arrayBuffer();
+      return res.ok;
+    },
+    check: (ok) => ok,
+  };
+  const P = (key, label, load) => ({ key, label, hubUrl: hub.url, load });
+  const paths = [
+    P("healthz", "`GET /healthz`: the Worker alone, no Durable Object", healthz),
+    P("do-noop", "`GET /bench/do`: the Worker and one no-op RPC to the channel's object", noopDo),
+    P("floor-ping", "floor MCP `ping`: the Worker answers, no Durable Object", ping(hub.floor)),
+    P("floor", "floor `echo`", echo(hub.floor)),
+    P("ours-ping", "our MCP `ping`: Worker, token hash, object, SDK transport", ping(hub.ours)),
+    P(
+      "plain-call",
+      "our `POST /api/channels/:id/calls` `echo`: token check in D1, object, audit; no MCP",
+      plainCall,
+    ),
+    P("bare", "our `echo` on `/bench/mcp` (no token check)", echo(bare)),
+    P("bare-no-audit", "… and no audit row", echo(bare)),
+    P("ours", "our `echo` (everything)", echo(hub.ours)),
+  ];
+  const results = {};
+  for (const c of [1, 64]) {
+    log(`probes at concurrency ${c} (${HUB_LABEL[hub.name]})`);
+    for (const path of paths) {
+      if (path.key === "bare-no-audit") await post(`/bench/audit/${hub.channelId}`, { enabled: false });
+      const one = await measure([path], c, 1);
+      if (path.key === "bare-no-audit") await post(`/bench/audit/${hub.channelId}`, { enabled: true });
+      (results[path.key] ??= { label: path.label })[c] = one[path.key];
+    }
+  }
+  return results;
+}
+
 async function main() {
   const { values } = parseArgs({
     options: { era: { type: "string", default: ERAS[0] }, hubs: { type: "string", default: "lean,cli" } },
@@ -367,6 +446,7 @@ async function main() {
   let results;
   let hubs;
   let directError = null;
+  let probes = null;
   try {
     log(`starting ${hubNames.length} hub(s) (bench/relay/wrangler.toml), era ${era}`);
     hubs = [];
@@ -401,11 +481,12 @@ async function main() {
       log(`concurrency ${c}: ${SECONDS} s a path in ${ROUNDS} rounds, the order alternating`);
       results[c] = await measure(paths, c);
     }
+    if (process.env.BENCH_PROBES !== "0") probes = await probe(hubs[0], era, stops);
   } finally {
     for (const stop of stops) await Promise.resolve(stop()).catch(() => {});
   }
 
-  const report = render({ era, hubs, results, bundle, directError });
+  const report = render({ era, hubs, results, bundle, directError, probes });
   console.log(`\n## relay floor (${era})\n\n${report.text}\n`);
   const file = await writeResultsSection(join(ROOT, "bench/RESULTS.md"), `relay-floor-${era}`, {
     title: `relay floor, MCP ${era} — ours against a minimal Worker + Durable Object relay`,
@@ -421,7 +502,7 @@ async function main() {
 const x = (v) => (Number.isFinite(v) ? `${v.toFixed(2)}×` : "–");
 const ms = (v) => (Number.isFinite(v) ? fmt(v) : "–");
 
-function render({ era, hubs, results, bundle, directError }) {
+function render({ era, hubs, results, bundle, directError, probes }) {
   const missed = [];
   const judge = (label, value, ok) => {
     if (!ok) missed.push(`${label}: ${value}`);
@@ -517,8 +598,30 @@ function render({ era, hubs, results, bundle, directError }) {
     ...verdicts,
     ...context,
     `- CPU windows kept (a window is dropped when wrangler restarted a process during it), at 1 + at 64: ${windows}.`,
+    ...(probes ? ["", ...renderProbes(probes, hubs[0])] : []),
   ].join("\n");
   return { text, missed };
+}
+
+function renderProbes(probes, hub) {
+  const rows = Object.values(probes).map((p) => [
+    p.label,
+    ms(median(p[1].latencies)),
+    p[64].perSecond.toFixed(0),
+    ms(p[1].cpuMsPerCall.runtime),
+    ms(p[64].cpuMsPerCall.runtime),
+    ms(p[64].cpuMsPerCall.proxy),
+  ]);
+  return [
+    "### Where our call's time goes",
+    "",
+    `Requests that take one part after another off a relayed call, on the hub ${HUB_LABEL[hub.name]}, ${SECONDS} s each at 1 and at 64 (ms; CPU per request of the workerd running the Worker, and of wrangler's proxy):`,
+    "",
+    markdownTable(
+      ["request", "p50 at 1", "calls/s at 64", "workerd CPU at 1", "workerd CPU at 64", "proxy CPU at 64"],
+      rows,
+    ),
+  ];
 }
 
 // Exiting runs scripts/lib/processes.mjs's exit hook, which kills wrangler, workerd and the bench's children.
