@@ -54,7 +54,7 @@ function refuseOtherEra(era: McpRequestContext["era"], ctx: ServerContext): void
   if (era !== "legacy") return;
   const envelope: unknown = ctx.mcpReq.envelope;
   if (typeof envelope !== "object" || envelope === null || !(PROTOCOL_VERSION_META_KEY in envelope)) return;
-  const claimed: unknown = (envelope as Record<string, unknown>)[PROTOCOL_VERSION_META_KEY];
+  const claimed: unknown = envelope[PROTOCOL_VERSION_META_KEY];
   throw new ProtocolError(
     ProtocolErrorCode.InvalidRequest,
     `This connection opened with initialize and speaks MCP 2025-11-25 or earlier; a request for ${typeof claimed === "string" ? claimed : "another revision"} needs a connection that opens with server/discover (on stdio a connection keeps the era it opened with).`,
