@@ -11,6 +11,8 @@ export const LIMITS = {
   /** Default and maximum call timeouts, in milliseconds. */
   callTimeoutDefaultMs: 60_000,
   callTimeoutMaxMs: 300_000,
+  /** Largest body of one MCP request (either era); a call's arguments must also fit a frame. */
+  mcpRequestBytes: 2 * 1024 * 1024,
   /** Largest JSON request body the REST API accepts (manifests excepted). */
   requestBodyBytes: 64 * 1024,
   /** Plain HTTP calls (POST /api/channels/:id/calls): calls one request may make (one, or a function-call

@@ -37,6 +37,8 @@ export function createApp() {
         "content-type",
         "mcp-protocol-version",
         "mcp-session-id",
+        "mcp-method",
+        "mcp-name",
         "last-event-id",
       ],
       exposeHeaders: ["mcp-session-id"],

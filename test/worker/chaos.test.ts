@@ -2,7 +2,6 @@
 // isError), none hangs, and every call leaves exactly one audit row.
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import {
   connectAgent,
   connectProvider,
@@ -41,7 +40,6 @@ describe("chaos", () => {
         const res = await agent
           .callTool(
             { name: "echo", arguments: { text: "x" }, _meta: { "webmcp-hub/timeoutMs": 5000 } },
-            CallToolResultSchema,
           )
           .catch(() => ({ isError: true, unknown: true }));
         if (res.isError) statuses.error++;

@@ -1,8 +1,7 @@
 // MCP sessions: they survive the channel object's eviction (stored in its SQLite), and within a session the
 // object checks the token itself, sending anything it cannot vouch for back to the Worker's full check.
 import { env, evictDurableObject, runInDurableObject, SELF } from "cloudflare:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
 import type { ChannelRelay } from "../../src/worker/relay/channel-relay.js";
 import { api, expectError } from "./helpers.js";
@@ -69,6 +68,35 @@ async function resumeAgent(ch: TestChannel, sessionId: string): Promise<Client> 
   return client;
 }
 
+/** A 2025 session opened with a raw initialize; returns its id. */
+async function rawInitialize(ch: TestChannel): Promise<string> {
+  const res = await SELF.fetch(`${HUB}/mcp/${ch.id}`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${ch.agentToken}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    }),
+  });
+  expect(res.status).toBe(200);
+  await res.text();
+  return res.headers.get("mcp-session-id")!;
+}
+
+/** The JSON-RPC message of a response, whether sent as JSON or as one SSE event. */
+async function sseJson(res: Response): Promise<unknown> {
+  const body = await res.text();
+  if (!res.headers.get("content-type")?.includes("text/event-stream")) return JSON.parse(body);
+  const data = body.split("\n").find((l) => l.startsWith("data: ") && l.length > 6);
+  return JSON.parse(data!.slice(6));
+}
+
 const text = (r: Awaited<ReturnType<Client["callTool"]>>) => (r.content as Array<{ text: string }>)[0]!.text;
 
 describe("MCP sessions across eviction", () => {
@@ -85,7 +113,9 @@ describe("MCP sessions across eviction", () => {
     const again = await resumeAgent(ch, session);
     expect(text(await again.callTool({ name: "echo", arguments: { text: "after" } }))).toBe("echo after");
     expect(sessionOf(again)).toBe(session);
-    expect((await again.listTools()).tools.map((t) => t.name)).toEqual(["echo"]);
+    expect((await again.request({ method: "tools/list", params: {} })).tools.map((t) => t.name)).toEqual([
+      "echo",
+    ]);
     const stored = await runInDurableObject(stubOf(ch), (_instance: ChannelRelay, state) =>
       state.storage.sql.exec<{ id: string; level: string }>("SELECT id, level FROM mcp_sessions").toArray(),
     );
@@ -189,14 +219,18 @@ describe("the token within a session", () => {
     await expectError(res, 401, "unauthorized");
   });
 
-  it("reports an unknown tool as one JSON-RPC error, its message prefixed once", async () => {
-    const { agent } = await echoChannel();
-    const error = await agent.callTool({ name: "nope", arguments: {} }).then(
-      () => undefined,
-      (e: Error & { code?: number }) => e,
-    );
-    expect(error?.code).toBe(-32602);
-    expect(error?.message.match(/MCP error/g)).toHaveLength(1);
-    expect(error?.message).toContain("nope");
+  it("reports an unknown tool as one JSON-RPC error whose message is the hub's own, not prefixed", async () => {
+    const { ch } = await echoChannel();
+    const init = await rawInitialize(ch);
+    const res = await inSession(ch, init, ch.agentToken, {
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: { name: "nope", arguments: {} },
+    });
+    const body = (await sseJson(res)) as { error: { code: number; message: string }; id: number };
+    expect(body.id).toBe(7);
+    expect(body.error.code).toBe(-32602);
+    expect(body.error.message).toMatch(/^Unknown tool: nope\. Tools in this channel: echo\./);
   });
 });

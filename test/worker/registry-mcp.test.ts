@@ -1,8 +1,6 @@
 // /mcp/registry through a real MCP SDK Client over Streamable HTTP.
 import { SELF } from "cloudflare:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, BASE, publish, tool, verifiedSite } from "./helpers.js";
 
@@ -47,10 +45,7 @@ describe("the registry MCP server", () => {
 
   it("finds a published tool with search_tools, with structured content matching its output schema", async () => {
     const client = await connect();
-    const result = await client.callTool(
-      { name: "search_tools", arguments: { query: "dress", limit: 5 } },
-      CallToolResultSchema,
-    );
+    const result = await client.callTool({ name: "search_tools", arguments: { query: "dress", limit: 5 } });
     expect(result.isError).toBeFalsy();
     const structured = result.structuredContent as {
       tools: Array<{ site: string; name: string; readOnly: boolean }>;
@@ -62,10 +57,7 @@ describe("the registry MCP server", () => {
 
   it("returns a site's tools with get_site, in the format asked for", async () => {
     const client = await connect();
-    const result = await client.callTool(
-      { name: "get_site", arguments: { host, format: "anthropic" } },
-      CallToolResultSchema,
-    );
+    const result = await client.callTool({ name: "get_site", arguments: { host, format: "anthropic" } });
     const structured = result.structuredContent as {
       site: { host: string; name: string };
       tools: Array<{ name: string; input_schema: unknown }>;
@@ -78,16 +70,10 @@ describe("the registry MCP server", () => {
 
   it("reports bad arguments and unknown sites as tool errors, an unknown tool as a protocol error", async () => {
     const client = await connect();
-    const bad = await client.callTool(
-      { name: "search_tools", arguments: { limit: 500 } },
-      CallToolResultSchema,
-    );
+    const bad = await client.callTool({ name: "search_tools", arguments: { limit: 500 } });
     expect(bad.isError).toBe(true);
     expect((bad.content as Array<{ text: string }>)[0]!.text).toContain("limit");
-    const missing = await client.callTool(
-      { name: "get_site", arguments: { host: "nowhere.example" } },
-      CallToolResultSchema,
-    );
+    const missing = await client.callTool({ name: "get_site", arguments: { host: "nowhere.example" } });
     expect(missing.isError).toBe(true);
     await expect(client.callTool({ name: "delete_everything", arguments: {} })).rejects.toMatchObject({
       code: -32602,
@@ -104,5 +90,62 @@ describe("the registry MCP server", () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as { result: { tools: unknown[] } };
     expect(body.result.tools.length).toBe(2);
+  });
+});
+
+describe("the registry MCP server in the 2026-07-28 era", () => {
+  const modern = (method: string, params: Record<string, unknown>, name?: string) =>
+    api("/mcp/registry", {
+      method: "POST",
+      headers: {
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": method,
+        ...(name ? { "mcp-name": name } : {}),
+      },
+      json: {
+        jsonrpc: "2.0",
+        id: 1,
+        method,
+        params: {
+          ...params,
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+            "io.modelcontextprotocol/clientCapabilities": {},
+          },
+        },
+      },
+    });
+
+  it("lists its tools with a long public cache lifetime (the list never changes while the Worker runs)", async () => {
+    const res = await modern("tools/list", {});
+    expect(res.status).toBe(200);
+    const { result } = (await res.json()) as {
+      result: Record<string, unknown> & { tools: Array<{ name: string }> };
+    };
+    expect(result.tools.map((t) => t.name)).toEqual(["search_tools", "get_site"]);
+    expect(result).toMatchObject({ resultType: "complete", ttlMs: 3_600_000, cacheScope: "public" });
+  });
+
+  it("answers an unknown tool with -32602 and a 2026 client pinned to the revision can call search_tools", async () => {
+    const res = await modern("tools/call", { name: "nope", arguments: {} }, "nope");
+    expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32602);
+    const client = new Client(
+      { name: "modern", version: "1" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    );
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${BASE}/mcp/registry`), {
+        fetch: (u, i) => SELF.fetch(u, i),
+      }),
+    );
+    expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
+    const found = await client.callTool({
+      name: "search_tools",
+      arguments: { query: "nothing-matches-this" },
+    });
+    expect(found.structuredContent).toEqual({ tools: [], nextCursor: null });
+    await client.close();
   });
 });

@@ -3,8 +3,7 @@
 // bounded in bytes and depth before they are sent, and frame sizes counted in UTF-8 bytes.
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { LIMITS, jsonDepth, utf8ByteLength } from "../../src/protocol/index.js";
 import { api } from "./helpers.js";
 import {
@@ -135,7 +134,7 @@ describe("call frames to providers are bounded before they are sent (items 9 and
     const agent = await connectAgent(ch);
     // 1.1 MB of ASCII, and 400,000 euro signs: 400,000 UTF-16 units but 1.2 MB on the wire.
     for (const big of ["x".repeat(1_100_000), "€".repeat(400_000)]) {
-      const res = await agent.callTool({ name: "echo", arguments: { text: big } }, CallToolResultSchema);
+      const res = await agent.callTool({ name: "echo", arguments: { text: big } });
       expect(res.isError).toBe(true);
       expect(text(res)).toContain(`a frame may be at most ${LIMITS.frameBytes} bytes (LIMITS.frameBytes)`);
     }
@@ -166,7 +165,6 @@ describe("call frames to providers are bounded before they are sent (items 9 and
     ).toBe("ran");
     const res = await agent.callTool(
       { name: "deep", arguments: { v: nest(LIMITS.jsonDepthMax) } },
-      CallToolResultSchema,
     );
     expect(res.isError).toBe(true);
     expect(text(res)).toContain(`deeper than ${LIMITS.jsonDepthMax} levels`);

@@ -1,7 +1,6 @@
 // Helpers for relay tests: channels, paired providers on real WebSockets, MCP clients on the channel.
 import { SELF } from "cloudflare:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { expect } from "vitest";
 import type { CallFrame, HubFrame, ToolDescriptorInput } from "../../src/protocol/index.js";
 import { api } from "./helpers.js";
@@ -174,13 +173,24 @@ export async function settle(ms = 30): Promise<void> {
   await new Promise((r) => setTimeout(r, ms));
 }
 
+/** The protocol revision the 2026 era of the endpoint speaks. */
+export const MODERN = "2026-07-28";
+
+/**
+ * An SDK v2 client on the channel's MCP endpoint: the 2025 era (`initialize`, a session) by default, or
+ * pinned to 2026-07-28 (stateless, `server/discover`) with `era: "modern"`.
+ */
 export async function connectAgent(
   ch: TestChannel,
   url = `${HUB}/mcp/${ch.id}`,
   token: string | null = ch.agentToken,
   clientInfo: { name: string; version: string; title?: string } = { name: "test-agent", version: "1.0.0" },
+  options: { era?: "legacy" | "modern"; capabilities?: Record<string, unknown> } = {},
 ): Promise<Client> {
-  const client = new Client(clientInfo);
+  const client = new Client(clientInfo, {
+    ...(options.era === "modern" ? { versionNegotiation: { mode: { pin: MODERN } } } : {}),
+    ...(options.capabilities ? { capabilities: options.capabilities } : {}),
+  });
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     fetch: (u, init) => SELF.fetch(u, init),
     ...(token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : {}),

@@ -1,4 +1,5 @@
-// Origin and Host validation for the channel MCP endpoint (MCP transport security; DNS rebinding).
+// Origin and Host validation for the channel MCP endpoint (MCP transport security; DNS rebinding), the same
+// for both protocol eras: a foreign Origin gets 403 before anything reaches the channel.
 // Deployed: a browser Origin must be the hub's own origin or listed in ALLOWED_ORIGINS. In local mode
 // (ALLOW_PRIVATE_ORIGINS), the server is a localhost server: the Host must be loopback, and so must Origin.
 import type { MiddlewareHandler } from "hono";
@@ -46,7 +47,7 @@ export function mcpOriginGuard(): MiddlewareHandler<AppEnv> {
     const cors: Record<string, string> = origin
       ? {
           "access-control-allow-origin": origin,
-          "access-control-expose-headers": "mcp-session-id, mcp-protocol-version",
+          "access-control-expose-headers": "mcp-session-id, mcp-protocol-version, www-authenticate",
           vary: "origin",
         }
       : {};
@@ -55,7 +56,7 @@ export function mcpOriginGuard(): MiddlewareHandler<AppEnv> {
         ...cors,
         "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
         "access-control-allow-headers":
-          "authorization, content-type, mcp-protocol-version, mcp-session-id, last-event-id",
+          "authorization, content-type, mcp-protocol-version, mcp-session-id, mcp-method, mcp-name, last-event-id",
         "access-control-max-age": "600",
       });
     }

@@ -1,16 +1,19 @@
-// /mcp/registry: a public, stateless MCP server (Streamable HTTP) whose tools search the marketplace.
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+// /mcp/registry: a public, stateless MCP server (Streamable HTTP) whose tools search the marketplace, for
+// both protocol eras per request (SDK v2 `createMcpHandler`: 2026-07-28 natively, 2025-era requests through
+// its stateless fallback, each answered by a fresh low-level server). The tool list never changes while the
+// Worker runs, so its 2026 cache hint is long and public: the same list for every caller, no credentials.
 import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  WebStandardStreamableHTTPServerTransport,
+  createMcpHandler,
+  isLegacyRequest,
   type CallToolResult,
   type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { ExportFormatSchema, fieldIssues } from "../../protocol/index.js";
+import { ExportFormatSchema, LIMITS, fieldIssues } from "../../protocol/index.js";
 import type { Db } from "../db/client.js";
 import { HubError } from "../http/errors.js";
 import { exportTools } from "../registry/export.js";
@@ -96,6 +99,9 @@ export const REGISTRY_TOOLS: Tool[] = [
   },
 ];
 
+/** The registry's tool list is fixed for a deployment: cacheable by anyone for an hour. */
+const REGISTRY_CACHE = { ttlMs: 60 * 60 * 1000, cacheScope: "public" } as const;
+
 export function createRegistryServer(db: Db): Server {
   const server = new Server(
     { name: "webmcp-hub-registry", title: "webmcp-hub marketplace", version: "0.1.0" },
@@ -103,15 +109,16 @@ export function createRegistryServer(db: Db): Server {
       capabilities: { tools: { listChanged: false } },
       instructions:
         "Use search_tools to find website tools by what they do, then get_site for a site's full tool definitions.",
+      cacheHints: { "tools/list": REGISTRY_CACHE, "server/discover": REGISTRY_CACHE },
     },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: REGISTRY_TOOLS }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler("tools/list", () => ({ tools: REGISTRY_TOOLS }));
+  server.setRequestHandler("tools/call", async (request) => {
     const { name, arguments: args = {} } = request.params;
     if (name === "search_tools") return runTool(SearchToolsArgs, args, (a) => searchToolsCall(db, a));
     if (name === "get_site") return runTool(GetSiteArgs, args, (a) => getSiteCall(db, a));
-    throw new McpError(
-      ErrorCode.InvalidParams,
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
       `Unknown tool: ${name}. Available tools: search_tools, get_site.`,
     );
   });
@@ -200,18 +207,30 @@ async function getSiteCall(db: Db, a: z.infer<typeof GetSiteArgs>): Promise<Call
   };
 }
 
-/** Handles one HTTP request statelessly: a fresh server and transport per request, JSON responses. */
+/**
+ * Handles one HTTP request statelessly, in the era the request speaks, with JSON responses: 2026-07-28
+ * through the SDK's handler, 2025-era requests as before (a fresh server and stateless transport per request;
+ * GET and DELETE, which need a session, answered 405 by the transport).
+ */
 export async function handleRegistryMcp(request: Request, db: Db): Promise<Response> {
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
-    enableJsonResponse: true,
-  });
-  const server = createRegistryServer(db);
-  await server.connect(transport);
-  try {
-    return await transport.handleRequest(request);
-  } finally {
-    // JSON responses are complete once handleRequest resolves.
-    void server.close();
+  if (await isLegacyRequest(request, undefined, { maxRequestBodySize: LIMITS.mcpRequestBytes })) {
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    const server = createRegistryServer(db);
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(request);
+    } finally {
+      // JSON responses are complete once handleRequest resolves.
+      void server.close();
+    }
   }
+  const handler = createMcpHandler(() => createRegistryServer(db), {
+    legacy: "reject",
+    responseMode: "json",
+    maxRequestBodySize: LIMITS.mcpRequestBytes,
+  });
+  return handler.fetch(request);
 }

@@ -2,6 +2,7 @@
 // channel's ChannelRelay after authentication here, at the edge.
 import { Hono, type Context } from "hono";
 import {
+  LIMITS,
   RELAY_HEADER,
   RELAY_SUBPROTOCOL,
   relayRequestHeaders,
@@ -128,22 +129,26 @@ function refuseInBand(e: HubError): Response {
 }
 
 /**
- * Forwards an MCP request to the channel's object. The token is checked in D1 when a session opens; within a
- * session, the object checks the token's hash against the one the session was opened with, and only when
- * that fails (unknown session, another token) does the request come back here for the full check, which
- * answers a bad token with 401/403 and an unknown session with 404.
+ * Forwards an MCP request to the channel's object. Every request is authenticated, in either protocol era,
+ * and cheaply: an agent token (`wha_`) goes first as its sha256 alone, which the object answers when the hash
+ * names a session opened with that token (2025-11-25) or a token this Worker verified within the object's
+ * short TTL (both eras). Only when the object cannot vouch for it (first request, TTL over, unknown session,
+ * another token) does the request come back here for the full check in D1 (or OAuth), which answers a bad
+ * token with 401/403 and, for 2025, an unknown session with 404. Revoking a token clears the object's
+ * memory of it at once.
  */
 async function forwardMcp(c: Context<AppEnv>, token: string | undefined, viaPath = false): Promise<Response> {
   const channelId = c.req.param("channelId")!;
   const headers = new Headers(c.req.raw.headers);
   headers.delete("authorization");
-  const body = c.req.method === "POST" ? await c.req.arrayBuffer() : undefined;
+  const body = c.req.method === "POST" ? await readMcpBody(c.req.raw) : undefined;
+  if (body instanceof Response) return body;
   const forward = (relayed: RelayRequest) =>
     relayOf(c.env, { id: channelId }).fetch(
       new Request(c.req.url, { method: c.req.method, headers: relayRequestHeaders(headers, relayed), body }),
     );
   let response: Response | undefined;
-  if (headers.has("mcp-session-id") && token && looksLike("agent", token)) {
+  if (token && looksLike("agent", token)) {
     response = await forward({ kind: "agent-hash", tokenHash: await sha256Hex(token) });
     if (response.headers.get(RELAY_HEADER.reauth)) response = undefined;
   }
@@ -157,6 +162,48 @@ async function forwardMcp(c: Context<AppEnv>, token: string | undefined, viaPath
   }
   // Copy so the origin guard's CORS headers can be added.
   return new Response(response.body, response);
+}
+
+/**
+ * An MCP request body, at most LIMITS.mcpRequestBytes; over it, 413 with a JSON-RPC error (-32600) and
+ * nothing forwarded. Counted as the bytes arrive, so a missing or false Content-Length cannot get past it.
+ */
+async function readMcpBody(request: Request): Promise<ArrayBuffer | Response> {
+  const tooLarge = () =>
+    Response.json(
+      {
+        jsonrpc: "2.0",
+        error: {
+          code: -32600,
+          message: `Request body too large: an MCP request may be at most ${LIMITS.mcpRequestBytes} bytes.`,
+        },
+        id: null,
+      },
+      { status: 413 },
+    );
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > LIMITS.mcpRequestBytes) return tooLarge();
+  if (!request.body) return new ArrayBuffer(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > LIMITS.mcpRequestBytes) {
+      await reader.cancel().catch(() => {});
+      return tooLarge();
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out.buffer;
 }
 
 /**

@@ -1,0 +1,200 @@
+// One low-level SDK v2 `Server` for a channel's MCP endpoint, the same handlers for both protocol eras
+// (2025-11-25 sessions and 2026-07-28 per-request instances). `McpServer` is not used: it turns an unknown
+// tool into an isError result, and the spec wants a JSON-RPC error (-32602).
+//
+// Cache hints (2026-07-28 `ttlMs` / `cacheScope`):
+// - `tools/list`: ttlMs 5 s, cacheScope "private". A channel's tools come and go as tabs open, close and
+//   navigate, so a long lifetime would hand agents tools that are gone; clients that hold a
+//   `subscriptions/listen` stream are told at once (notifications/tools/list_changed) and may refetch
+//   sooner. "private": the list is one channel's, behind its bearer token; a shared cache must never hand it
+//   to another caller.
+// - `server/discover`: ttlMs 1 h, cacheScope "private". What the endpoint supports changes only with a
+//   deploy; it is still a per-channel, authenticated answer.
+import {
+  CLIENT_INFO_META_KEY,
+  LOG_LEVEL_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type CallToolResult,
+  type JSONRPCRequest,
+  type Result,
+  type ServerContext,
+  type Tool,
+} from "@modelcontextprotocol/server";
+import { LOGGING_LEVELS, type AgentContext, type LoggingLevel } from "../../protocol/index.js";
+import type { ChannelTools } from "../relay/channel-tools.js";
+import { TASKS_EXTENSION, type ChannelTasks } from "./tasks.js";
+
+/** Clients may pass a per-call timeout in `params._meta` under this key (milliseconds, ≤ 300 s). */
+export const META_TIMEOUT = "webmcp-hub/timeoutMs";
+
+export const TOOLS_LIST_TTL_MS = 5_000;
+export const DISCOVER_TTL_MS = 60 * 60 * 1000;
+
+const INSTRUCTIONS =
+  "These tools run live in the user's own browser tabs and on their computer (sidecar). Tools that are not read-only wait for the user to approve each call in their browser; a declined call returns an error saying so.";
+
+export interface ChannelServerOptions {
+  tools: ChannelTools;
+  agent: AgentContext;
+  era: "legacy" | "modern";
+  /** The session's log level (2025 era; `logging/setLevel` changes it through `setLogLevel`). */
+  logLevel?: () => LoggingLevel;
+  setLogLevel?: (level: LoggingLevel) => void;
+  /** The tasks extension (2026 era only). */
+  tasks?: ChannelTasks;
+}
+
+/**
+ * The SDK's tools/call wrapper validates a result as a CallToolResult (and would add `content: []` to a task
+ * handle); a CreateTaskResult (`resultType: "task"`, tasks extension) is passed through untouched, and the
+ * 2026 encode seam keeps a tools/call result's own resultType.
+ */
+class ChannelServer extends Server {
+  protected override _wrapHandler(
+    method: string,
+    handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
+  ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
+    if (method !== "tools/call") return super._wrapHandler(method, handler);
+    const wrapped = super._wrapHandler(method, async (request, ctx) => {
+      const result = await handler(request, ctx);
+      if (isTaskHandle(result)) throw new TaskHandle(result);
+      return result;
+    });
+    return async (request, ctx) => {
+      try {
+        return await wrapped(request, ctx);
+      } catch (e) {
+        if (e instanceof TaskHandle) return e.result;
+        throw e;
+      }
+    };
+  }
+}
+
+class TaskHandle {
+  constructor(readonly result: Result) {}
+}
+
+function isTaskHandle(result: Result): boolean {
+  return (result as Record<string, unknown>).resultType === "task";
+}
+
+export function createChannelServer(options: ChannelServerOptions): Server {
+  const { tools, agent, era } = options;
+  const server = new ChannelServer(
+    { name: "webmcp-hub-channel", title: "webmcp-hub channel", version: "0.1.0" },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        logging: {},
+        ...(options.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+      },
+      instructions: INSTRUCTIONS,
+      cacheHints: {
+        "tools/list": { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: "private" },
+        "server/discover": { ttlMs: DISCOVER_TTL_MS, cacheScope: "private" },
+      },
+    },
+  );
+
+  server.setRequestHandler("tools/list", () => ({ tools: listTools(tools) }));
+
+  if (era === "legacy") {
+    server.setRequestHandler("logging/setLevel", (request) => {
+      options.setLogLevel?.(request.params.level);
+      return {};
+    });
+  }
+
+  server.setRequestHandler("tools/call", async (request, ctx) => {
+    const { name, arguments: args = {}, _meta } = request.params;
+    const timeout = _meta?.[META_TIMEOUT];
+    const progressToken = _meta?.progressToken;
+    const level = era === "legacy" ? options.logLevel?.() : modernLogLevel(ctx);
+    const client = era === "legacy" ? server.getClientVersion() : clientInfoOf(ctx);
+    const call = {
+      name,
+      arguments: args,
+      agentTokenId: agent.agentTokenId,
+      // The owner's label for the token names the agent; what the client calls itself is only secondary.
+      agentLabel: agent.agentLabel,
+      clientName: client?.title ?? client?.name,
+      timeoutMs: typeof timeout === "number" ? timeout : undefined,
+    };
+    const exposed = tools.exposedTools().get(name);
+    if (options.tasks && exposed && !exposed.readOnly && options.tasks.declared(ctx)) {
+      // A call that waits for a person's approval runs as a task: the client polls tasks/get instead of
+      // holding this HTTP stream open for minutes.
+      return options.tasks.start(agent, call);
+    }
+    const outcome = await tools.callTool({
+      ...call,
+      signal: ctx.mcpReq.signal,
+      onProgress:
+        progressToken === undefined
+          ? undefined
+          : (p) =>
+              void ctx.mcpReq
+                .notify({ method: "notifications/progress", params: { progressToken, ...p } })
+                .catch(() => {}),
+      onLog: (log) => {
+        if (level === undefined || !passes(log.level, level)) return;
+        void ctx.mcpReq.notify({ method: "notifications/message", params: log }).catch(() => {});
+      },
+    });
+    if (outcome.unknownTool) throw unknownToolError(outcome.result, name);
+    return server.projectCallToolResult(
+      outcome.result as CallToolResult,
+      exposed?.descriptor.outputSchema as Record<string, unknown> | undefined,
+    );
+  });
+
+  options.tasks?.register(server, agent);
+  return server;
+}
+
+/** The tools agents see, in a deterministic order (by exposed name), whatever order providers came in. */
+export function listTools(tools: ChannelTools): Tool[] {
+  return [...tools.exposedTools().values()]
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map((t) => t.descriptor as Tool);
+}
+
+/** An unknown tool is a JSON-RPC error -32602 (Invalid params), its message saying which tools exist. */
+export function unknownToolError(result: { content: Array<{ type: string; text?: string }> }, name: string) {
+  const first = result.content[0];
+  return new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    first?.type === "text" && first.text ? first.text : `Unknown tool: ${name}`,
+  );
+}
+
+/** The request's 2026-07-28 `_meta` envelope (the SDK types it as an empty object). */
+export function envelopeOf(ctx: ServerContext): Record<string, unknown> {
+  const envelope: unknown = ctx.mcpReq.envelope;
+  return typeof envelope === "object" && envelope !== null ? (envelope as Record<string, unknown>) : {};
+}
+
+function clientInfoOf(ctx: ServerContext): { name?: string; title?: string } | undefined {
+  const info = envelopeOf(ctx)[CLIENT_INFO_META_KEY];
+  if (typeof info !== "object" || info === null) return undefined;
+  const { name, title } = info as Record<string, unknown>;
+  return {
+    ...(typeof name === "string" ? { name } : {}),
+    ...(typeof title === "string" ? { title } : {}),
+  };
+}
+
+/** 2026-07-28: a request gets log messages only when its envelope names a level. */
+function modernLogLevel(ctx: ServerContext): LoggingLevel | undefined {
+  const level = envelopeOf(ctx)[LOG_LEVEL_META_KEY];
+  return typeof level === "string" && (LOGGING_LEVELS as readonly string[]).includes(level)
+    ? (level as LoggingLevel)
+    : undefined;
+}
+
+export function passes(level: LoggingLevel, threshold: LoggingLevel): boolean {
+  return LOGGING_LEVELS.indexOf(level) >= LOGGING_LEVELS.indexOf(threshold);
+}

@@ -1,0 +1,116 @@
+// The 2026-07-28 era of a channel's MCP endpoint: stateless, one SDK v2 `createMcpHandler` (legacy traffic
+// rejected: the channel's own sessionful 2025 wiring serves that) whose per-request server is the channel
+// server, for the agent the Worker authenticated (passed through as `authInfo`). The SDK validates the
+// `_meta` envelope, `MCP-Protocol-Version` / `Mcp-Method` / `Mcp-Name` against the body, answers
+// `server/discover`, stamps `resultType`, `ttlMs` and `cacheScope`, and serves `subscriptions/listen`
+// streams from an in-memory bus that the object's notifyToolsChanged publishes on.
+//
+// Listen streams are held by the object (SSE, kept alive by comment frames); revoking an agent token aborts
+// its streams and drops its tasks.
+import { createMcpHandler, type AuthInfo, type McpHttpHandler } from "@modelcontextprotocol/server";
+import { AgentContextSchema, LIMITS, type AgentContext } from "../../protocol/index.js";
+import type { ChannelTools } from "../relay/channel-tools.js";
+import { createChannelServer } from "./channel-server.js";
+import { jsonRpcError, requestIdOf } from "./json-rpc.js";
+import { ChannelTasks } from "./tasks.js";
+
+/** Open `subscriptions/listen` streams one channel keeps; past it the oldest is closed. */
+const MAX_LISTENERS = 256;
+
+export class ModernEndpoint {
+  private readonly handler: McpHttpHandler;
+  private readonly tasks: ChannelTasks;
+  /** Open listen streams, by the agent token that opened them (aborting one ends its stream). */
+  private readonly listeners = new Map<AbortController, string>();
+
+  constructor(tools: ChannelTools, sql: SqlStorage) {
+    this.tasks = new ChannelTasks(tools, sql);
+    this.handler = createMcpHandler(
+      (ctx) => createChannelServer({ tools, agent: agentOf(ctx.authInfo), era: "modern", tasks: this.tasks }),
+      {
+        legacy: "reject",
+        maxRequestBodySize: LIMITS.mcpRequestBytes,
+        maxSubscriptions: MAX_LISTENERS,
+      },
+    );
+  }
+
+  get listening(): number {
+    return this.listeners.size;
+  }
+
+  async serve(request: Request, agent: AgentContext, parsedBody: unknown): Promise<Response> {
+    if (request.headers.has("mcp-session-id")) {
+      // 2026-07-28 has no sessions: a session id on a request of that revision is a client bug, not
+      // something to ignore silently (it may expect session semantics the endpoint does not give).
+      return jsonRpcError(
+        400,
+        -32600,
+        "Invalid Request: protocol revision 2026-07-28 has no sessions; send this request without Mcp-Session-Id.",
+        requestIdOf(parsedBody),
+      );
+    }
+    const listen = isListen(parsedBody);
+    const controller = new AbortController();
+    if (listen) this.track(controller, agent.agentTokenId);
+    const authInfo: AuthInfo = {
+      token: agent.tokenHash,
+      clientId: agent.agentTokenId,
+      scopes: [],
+      extra: { agent },
+    };
+    const response = await this.handler.fetch(
+      new Request(request, { signal: controller.signal }),
+      parsedBody === undefined ? { authInfo } : { authInfo, parsedBody },
+    );
+    if (listen && !response.headers.get("content-type")?.includes("text/event-stream")) {
+      this.listeners.delete(controller);
+    }
+    return response;
+  }
+
+  notifyToolsChanged(): void {
+    this.handler.notify.toolsChanged();
+  }
+
+  /** Ends an agent token's listen streams and drops its tasks; returns how many streams there were. */
+  closeAgent(agentTokenId: string): number {
+    let closed = 0;
+    for (const [controller, id] of this.listeners) {
+      if (id !== agentTokenId) continue;
+      controller.abort();
+      this.listeners.delete(controller);
+      closed++;
+    }
+    this.tasks.closeAgent(agentTokenId);
+    return closed;
+  }
+
+  private track(controller: AbortController, agentTokenId: string): void {
+    for (const c of this.listeners.keys()) if (c.signal.aborted) this.listeners.delete(c);
+    if (this.listeners.size >= MAX_LISTENERS) {
+      const oldest = this.listeners.keys().next().value;
+      if (oldest) {
+        oldest.abort();
+        this.listeners.delete(oldest);
+      }
+    }
+    this.listeners.set(controller, agentTokenId);
+  }
+}
+
+function isListen(body: unknown): boolean {
+  return (
+    typeof body === "object" &&
+    body !== null &&
+    !Array.isArray(body) &&
+    (body as Record<string, unknown>).method === "subscriptions/listen"
+  );
+}
+
+function agentOf(authInfo: AuthInfo | undefined): AgentContext {
+  const agent = AgentContextSchema.safeParse(authInfo?.extra?.agent);
+  if (agent.success) return agent.data;
+  // The object passes the agent on every request; reaching this is a bug, and no call may run unattributed.
+  throw new Error("MCP request without an authenticated agent");
+}
