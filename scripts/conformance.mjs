@@ -1,10 +1,14 @@
 // `node scripts/conformance.mjs`: runs the official MCP conformance suite (@modelcontextprotocol/conformance,
-// server scenarios) against a channel's MCP endpoint, end to end: a fresh `wrangler dev` (its own
+// server scenarios) against a channel's MCP endpoint, in one protocol era, end to end: a fresh `wrangler dev` (its own
 // --persist-to dir, migrations applied), a channel, a Node provider paired as a sidecar serving the suite's
 // fixture tools (test/support/conformance-provider.mjs), then every scenario the package lists against the
 // channel's capability URL. Exits 1 if a required scenario fails, a listed scenario is neither required nor
 // an expected failure and fails, or an expected failure (conformance/expected-failures.json) passes.
 //
+//   --spec-version V  2025-11-25 (default: the installed 0.1.16, every server scenario it lists) or 2026-07-28
+//                     (0.2.0-alpha.12 from npm, `--spec-version 2026-07-28`: every server scenario it lists for
+//                     that revision, plus the tasks extension's scenarios); each era has its own
+//                     expected-failures file in conformance/
 //   --scenario NAME   run only this scenario (repeatable)
 //   --hub URL         use a hub that is already running (e.g. `npm start`) instead of starting one
 //   --jobs N          scenarios run at once (default 4)
@@ -28,9 +32,55 @@ import {
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const require = createRequire(import.meta.url);
-const EXPECTED_FAILURES_FILE = join(ROOT, "conformance/expected-failures.json");
+/** The protocol eras the script runs, each with its suite, required scenarios and expected failures. */
+export const ERAS = ["2025-11-25", "2026-07-28"];
+/** The suite that knows 2026-07-28 (fetched by `npm exec`, like scripts/conformance-authorization.mjs). */
+export const MODERN_SUITE = "@modelcontextprotocol/conformance@0.2.0-alpha.12";
 
-/** The scenarios a tools-only channel must pass (ARCHITECTURE.md "MCP endpoint"). */
+const expectedFailuresFile = (era) =>
+  join(
+    ROOT,
+    era === "2025-11-25" ? "conformance/expected-failures.json" : `conformance/expected-failures-${era}.json`,
+  );
+
+/** The 2026-07-28 scenarios a tools-only channel must pass. */
+export const REQUIRED_2026 = [
+  "tools-list",
+  "tools-call-simple-text",
+  "tools-call-image",
+  "tools-call-audio",
+  "tools-call-embedded-resource",
+  "tools-call-mixed-content",
+  "tools-call-error",
+  "tools-call-with-progress",
+  "json-schema-2020-12",
+  "dns-rebinding-protection",
+  "caching",
+  "http-header-validation",
+  "input-required-result-unsupported-methods",
+  "input-required-result-validate-input",
+  // Its checks are skipped: the endpoint sends no task status notifications (a MAY); nothing may fail.
+  "tasks-status-notifications",
+];
+
+/**
+ * The tasks extension's scenarios (io.modelcontextprotocol/tasks). The suite reports them as an extension
+ * (run, never scored), so `list` does not print them; they are run by name.
+ */
+export const TASKS_SCENARIOS = [
+  "tasks-lifecycle",
+  "tasks-capability-negotiation",
+  "tasks-wire-fields",
+  "tasks-request-state-removal",
+  "tasks-mrtr-input",
+  "tasks-request-headers",
+  "tasks-dispatch-and-envelope",
+  "tasks-status-notifications",
+  "tasks-required-task-error",
+  "tasks-mrtr-composition",
+];
+
+/** The 2025-11-25 scenarios a tools-only channel must pass (ARCHITECTURE.md "MCP endpoint"). */
 export const REQUIRED = [
   "server-initialize",
   "ping",
@@ -60,6 +110,7 @@ function parseCli(argv) {
     ({ values } = parseArgs({
       args: argv,
       options: {
+        "spec-version": { type: "string", default: "2025-11-25" },
         scenario: { type: "string", multiple: true },
         hub: { type: "string" },
         jobs: { type: "string", default: "4" },
@@ -78,7 +129,9 @@ function parseCli(argv) {
   if (values.hub && !/^https?:\/\/[^/]+$/.test(values.hub)) {
     throw new UsageError(`--hub ${values.hub}: give an origin like http://127.0.0.1:8787 (no path).`);
   }
-  return { ...values, jobs, scenarios: values.scenario ?? [] };
+  const era = values["spec-version"];
+  if (!ERAS.includes(era)) throw new UsageError(`--spec-version ${era}: give one of ${ERAS.join(", ")}.`);
+  return { ...values, era, jobs, scenarios: values.scenario ?? [] };
 }
 
 /** The Node the suite's CLI runs on when this one is older than 22 (fetched by `npm exec`, never a dependency). */
@@ -122,12 +175,53 @@ export async function nodeForConformance() {
 }
 
 const CLI = join(dirname(require.resolve("@modelcontextprotocol/conformance/package.json")), "dist/index.js");
+let modernCli;
 
-/** Runs the suite's CLI; resolves with its exit code and output (rejects only if no Node 22 is found). */
-async function runCli(args, { timeoutMs = SCENARIO_TIMEOUT_MS } = {}) {
+/**
+ * The 2026-07-28 suite's CLI script: `npm exec` fetches MODERN_SUITE (with the Node 22 package) into npm's
+ * cache once, and names where its `conformance` bin is; it then runs like the installed one.
+ */
+async function modernCliPath() {
+  if (modernCli) return modernCli;
+  const platform = process.platform === "win32" ? "win" : process.platform;
+  const result = await new Promise((resolve) => {
+    const child = spawn(
+      process.platform === "win32" ? "npm.cmd" : "npm",
+      [
+        "exec",
+        "--yes",
+        `--package=node-${platform}-${process.arch}@${CONFORMANCE_NODE_VERSION}`,
+        `--package=${MODERN_SUITE}`,
+        "--",
+        "node",
+        "-e",
+        "const {realpathSync}=require('fs');const {execSync}=require('child_process');console.log(realpathSync(execSync('command -v conformance',{shell:'/bin/sh'}).toString().trim()))",
+      ],
+      { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], shell: process.platform === "win32" },
+    );
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (err += d));
+    child.on("error", (e) => resolve({ code: null, out, err: `${err}\n${e.message}` }));
+    child.on("exit", (code) => resolve({ code, out, err }));
+  });
+  const path = result.out.trim().split("\n").pop();
+  if (result.code !== 0 || !path) {
+    throw new Error(
+      `\`npm exec --package=${MODERN_SUITE}\` did not provide the suite:\n${result.err.trim()}`,
+    );
+  }
+  return (modernCli = path);
+}
+
+/** Runs the suite's CLI for `era`; resolves with its exit code and output (rejects only if no Node 22 is found). */
+async function runCli(args, { timeoutMs = SCENARIO_TIMEOUT_MS, era = "2025-11-25" } = {}) {
   const node = await nodeForConformance();
+  const cli = era === "2025-11-25" ? CLI : await modernCliPath();
+  const eraArgs = era === "2025-11-25" ? [] : ["--spec-version", era];
   return new Promise((resolve) => {
-    const child = spawn(node, [CLI, ...args], {
+    const child = spawn(node, [cli, ...args, ...eraArgs], {
       cwd: ROOT,
       env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" },
       stdio: ["ignore", "pipe", "pipe"],
@@ -151,39 +245,81 @@ async function runCli(args, { timeoutMs = SCENARIO_TIMEOUT_MS } = {}) {
   });
 }
 
-/** The server scenarios the installed package lists (`conformance list --server`). */
-export async function listServerScenarios() {
-  const { code, output } = await runCli(["list", "--server"], { timeoutMs: 30_000 });
+/**
+ * The server scenarios the era's suite lists (`conformance list --server [--spec-version V]`), and for
+ * 2026-07-28 the tasks extension's scenarios.
+ */
+export async function listServerScenarios(era = "2025-11-25") {
+  const { code, output } = await runCli(["list", "--server"], { timeoutMs: 60_000, era });
   if (code !== 0) throw new Error(`\`conformance list --server\` failed:\n${output}`);
-  return [...output.matchAll(/^\s+- ([a-z0-9-]+)/gm)].map((m) => m[1]);
+  const listed = [...output.matchAll(/^\s+- ([a-z0-9-]+)/gm)].map((m) => m[1]);
+  return era === "2025-11-25" ? listed : [...listed, ...TASKS_SCENARIOS];
 }
 
-/** conformance/expected-failures.json: `{server: {scenario: reason}}`, checked against the listed scenarios. */
-export async function loadExpectedFailures(listed, file = EXPECTED_FAILURES_FILE) {
+/** The scenarios a tools-only channel must pass in `era`. */
+export function requiredFor(era = "2025-11-25") {
+  return era === "2025-11-25" ? REQUIRED : REQUIRED_2026;
+}
+
+/**
+ * An era's expected-failures file: `{server: {scenario: reason}}` for a scenario that does not apply, and
+ * `{checksOf: {scenario: {checkId: reason}}}` for one that applies in part: it must pass every other check,
+ * and each listed check must still fail (else the entry is stale). Checked against the listed scenarios.
+ */
+export async function loadExpectedFailures(
+  listed,
+  file = expectedFailuresFile("2025-11-25"),
+  era = "2025-11-25",
+) {
   const json = JSON.parse(await readFile(file, "utf8"));
   const server = json?.server;
+  const checksOf = json?.checksOf ?? {};
   if (typeof server !== "object" || server === null || Array.isArray(server)) {
     throw new Error(`${file}: "server" must be an object mapping each scenario to the reason it fails.`);
   }
   const problems = [];
   for (const [name, reason] of Object.entries(server)) {
     if (!listed.includes(name)) problems.push(`${name} is not a scenario of the installed suite`);
-    if (REQUIRED.includes(name)) problems.push(`${name} is required and cannot be an expected failure`);
+    if (requiredFor(era).includes(name))
+      problems.push(`${name} is required and cannot be an expected failure`);
     if (typeof reason !== "string" || reason.trim() === "") problems.push(`${name} has no reason`);
   }
+  for (const [name, checks] of Object.entries(checksOf)) {
+    if (!listed.includes(name)) problems.push(`${name} is not a scenario of the installed suite`);
+    if (name in server) problems.push(`${name} is listed whole and by checks`);
+    for (const [id, reason] of Object.entries(checks ?? {})) {
+      if (typeof reason !== "string" || reason.trim() === "") problems.push(`${name} ${id} has no reason`);
+    }
+  }
   if (problems.length) throw new Error(`${file}: ${problems.join("; ")}.`);
-  return new Map(Object.entries(server));
+  const expected = new Map(Object.entries(server));
+  expected.checksOf = new Map(
+    Object.entries(checksOf).map(([name, checks]) => [name, new Map(Object.entries(checks))]),
+  );
+  return expected;
 }
 
 /**
  * Runs one scenario against `url` and reads its checks. A scenario passes when no check is FAILURE or
  * WARNING (the suite's own baseline mode counts a WARNING as a failure too).
  */
-export async function runScenario(url, scenario, outDir) {
+export async function runScenario(url, scenario, outDir, era = "2025-11-25") {
   const dir = join(outDir, scenario);
   await mkdir(dir, { recursive: true });
   const started = Date.now();
-  const run = await runCli(["server", "--url", url, "--scenario", scenario, "-o", dir]);
+  const run = await runCli(
+    [
+      "server",
+      "--url",
+      url,
+      "--scenario",
+      scenario,
+      "-o",
+      dir,
+      ...(TASKS_SCENARIOS.includes(scenario) ? ["--force"] : []),
+    ],
+    { era },
+  );
   const ms = Date.now() - started;
   let checks = [];
   const sub = (await readdir(dir).catch(() => [])).find((d) => d.startsWith(`server-${scenario}`));
@@ -228,9 +364,34 @@ async function pool(items, jobs, fn) {
 }
 
 /** Each result's class (required, expected failure, other) and verdict; `ok` is false when the run fails. */
-export function judge(results, expected) {
+export function judge(results, expected, era = "2025-11-25") {
+  const required = requiredFor(era);
+  const checksOf = expected.checksOf ?? new Map();
   return results.map((r) => {
-    const kind = REQUIRED.includes(r.scenario)
+    const partial = checksOf.get(r.scenario);
+    if (partial) {
+      // Applies in part: every check passes but the listed ones, and each listed one still fails.
+      const failing = r.checks
+        .filter((c) => c.status === "FAILURE" || c.status === "WARNING")
+        .map((c) => c.id);
+      const unexpected = failing.filter((id) => !partial.has(id));
+      const stale = [...partial.keys()].filter((id) => !failing.includes(id));
+      const ok = r.checks.length > 0 && unexpected.length === 0 && stale.length === 0;
+      const problems = [
+        ...r.problems.filter((p) => unexpected.some((id) => p.includes(` ${id}:`))),
+        ...stale.map((id) => `${id} passed, but the expected-failures file says it fails; remove it there`),
+      ];
+      return {
+        ...r,
+        kind: required.includes(r.scenario) ? "required" : "partial",
+        verdict: ok ? "pass (applicable checks)" : "FAIL",
+        ok,
+        passed: ok,
+        problems: ok ? [] : problems,
+        reason: [...partial.entries()].map(([id, why]) => `${id}: ${why}`).join(" "),
+      };
+    }
+    const kind = required.includes(r.scenario)
       ? "required"
       : expected.has(r.scenario)
         ? "expected-failure"
@@ -293,12 +454,15 @@ async function startLocalHub(log, wranglerLines) {
 export async function main(argv = process.argv.slice(2), log = (line) => console.log(line)) {
   const options = parseCli(argv);
   if (options.help) {
-    log("node scripts/conformance.mjs [--scenario NAME]… [--hub URL] [--jobs N] [--json FILE] [--verbose]");
+    log(
+      "node scripts/conformance.mjs [--spec-version 2025-11-25|2026-07-28] [--scenario NAME]… [--hub URL] [--jobs N] [--json FILE] [--verbose]",
+    );
     return 0;
   }
-  const listed = await listServerScenarios();
-  const expected = await loadExpectedFailures(listed);
-  const missing = REQUIRED.filter((s) => !listed.includes(s));
+  const era = options.era;
+  const listed = await listServerScenarios(era);
+  const expected = await loadExpectedFailures(listed, expectedFailuresFile(era), era);
+  const missing = requiredFor(era).filter((s) => !listed.includes(s));
   if (missing.length) throw new Error(`The installed suite has no scenario ${missing.join(", ")}.`);
   const unknown = options.scenarios.filter((s) => !listed.includes(s));
   if (unknown.length)
@@ -317,7 +481,7 @@ export async function main(argv = process.argv.slice(2), log = (line) => console
       stops.unshift(hub.stop);
       hubUrl = hub.url;
     }
-    const created = await createChannel(hubUrl, "conformance");
+    const created = await createChannel(hubUrl, `conformance ${era}`);
     const provider = await startConformanceProvider({ hubUrl, pairingCode: created.pairingCode });
     stops.unshift(provider.close);
     await waitForTools(
@@ -332,11 +496,11 @@ export async function main(argv = process.argv.slice(2), log = (line) => console
     const url = created.mcpCapabilityUrl;
     log(`Channel ${created.channel.id}: provider connected with ${CONFORMANCE_TOOLS.length} tools.`);
     log(
-      `Running ${scenarios.length} scenarios against ${url.replace(/\/k\/.*/, "/k/…")} (${options.jobs} at a time)…\n`,
+      `Running ${scenarios.length} ${era} scenarios against ${url.replace(/\/k\/.*/, "/k/…")} (${options.jobs} at a time)…\n`,
     );
 
-    const results = await pool(scenarios, options.jobs, (s) => runScenario(url, s, outDir));
-    judged = judge(results, expected);
+    const results = await pool(scenarios, options.jobs, (s) => runScenario(url, s, outDir, era));
+    judged = judge(results, expected, era);
     if (provider.reconnects > 0) {
       log(
         `Note: the hub dropped the provider's socket ${provider.reconnects} time(s) during the run and it reconnected (wrangler dev restarts the Worker when a source file changes); a scenario running at that moment may have failed because of it.`,
@@ -358,7 +522,7 @@ export async function main(argv = process.argv.slice(2), log = (line) => console
   for (const r of judged.filter((r) => !r.ok)) {
     const why =
       r.kind === "expected-failure"
-        ? `passed, but conformance/expected-failures.json says it fails (${r.reason}); remove it there.`
+        ? `passed, but ${expectedFailuresFile(era).slice(ROOT.length)} says it fails (${r.reason}); remove it there.`
         : r.kind === "other"
           ? `failed, and is neither required nor an expected failure: ${r.problems.join("; ")}`
           : `failed: ${r.problems.join("; ")}`;

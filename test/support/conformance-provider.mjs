@@ -45,19 +45,35 @@ export const CONFORMANCE_TOOLS = [
     "test_tool_with_logging",
     "Sends three info log messages 50 ms apart while it runs (conformance: tools-call-with-logging).",
   ),
+  fixture(
+    "test_logging_tool",
+    "Sends info log messages while it runs (conformance 2026-07-28: server-stateless, no log without a logLevel).",
+  ),
   {
     name: "json_schema_2020_12_tool",
     description: "Tool with JSON Schema 2020-12 features",
+    // The 2026-07-28 suite's schema (a superset of 2025-11-25's): every 2020-12 keyword must reach agents.
     inputSchema: {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       type: "object",
       $defs: {
         address: {
+          $anchor: "addressDef",
           type: "object",
           properties: { street: { type: "string" }, city: { type: "string" } },
         },
       },
-      properties: { name: { type: "string" }, address: { $ref: "#/$defs/address" } },
+      properties: {
+        name: { type: "string" },
+        address: { $ref: "#/$defs/address" },
+        contactMethod: { type: "string", enum: ["phone", "email"] },
+        phone: { type: "string" },
+        email: { type: "string" },
+      },
+      allOf: [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }],
+      if: { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] },
+      then: { required: ["phone"] },
+      else: { required: ["email"] },
       additionalProperties: false,
     },
     annotations: READ_ONLY,
@@ -135,6 +151,12 @@ export function conformanceHandlers({ stepMs = 50 } = {}) {
       await pause(stepMs, call.signal);
       call.log("info", "Tool execution completed");
       return text("Logging test completed: sent three info messages.");
+    },
+    test_logging_tool: async (_args, call) => {
+      call.log("info", "Tool execution started");
+      await pause(stepMs, call.signal);
+      call.log("info", "Tool execution completed");
+      return text("Logging test completed.");
     },
     json_schema_2020_12_tool: (args) => text(`Received ${JSON.stringify(args)}`),
   };
