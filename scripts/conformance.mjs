@@ -53,6 +53,7 @@ export const REQUIRED_2026 = [
   "tools-call-mixed-content",
   "tools-call-error",
   "tools-call-with-progress",
+  "server-sse-multiple-streams",
   "json-schema-2020-12",
   "dns-rebinding-protection",
   "caching",
