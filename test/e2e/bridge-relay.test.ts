@@ -3,9 +3,8 @@
 // channel's MCP URL, and the user answers the approval dialog by clicking it. Each test has its own channel
 // and its own browser profile, so no pairing leaks from one test into the next.
 import { afterEach, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { Tool } from "@modelcontextprotocol/client";
 import type { Page, WebSocketRoute } from "playwright-core";
 import { launchBrowser, type E2EBrowser } from "./browser.js";
 
@@ -100,7 +99,7 @@ class Agent {
   static async connect(ch: Channel): Promise<Agent> {
     const client = new Client({ name: "e2e-agent", version: "1.0.0" });
     const agent = new Agent(client);
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    client.setNotificationHandler("notifications/tools/list_changed", () => {
       agent.listChanged++;
     });
     const transport = new StreamableHTTPClientTransport(new URL(ch.mcpUrl), {
@@ -128,7 +127,7 @@ class Agent {
   }
 
   call(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult> {
-    const pending = this.client.callTool({ name, arguments: args }, undefined, signal ? { signal } : {});
+    const pending = this.client.callTool({ name, arguments: args }, signal ? { signal } : {});
     pending.catch(() => {}); // a test that fails early leaves it pending; closing the client rejects it
     return pending as Promise<ToolResult>;
   }

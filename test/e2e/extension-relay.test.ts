@@ -8,9 +8,7 @@
 // revoked, 1,000 tools, a tool that throws, two sites with the same tool name.
 import { createServer, type Server } from "node:http";
 import { connect, createServer as createTcpServer, type AddressInfo, type Socket } from "node:net";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
@@ -201,7 +199,7 @@ class Agent {
   static async connect(ch: Channel): Promise<Agent> {
     const client = new Client({ name: "extension-e2e-agent", version: "1.0.0" });
     const agent = new Agent(client);
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    client.setNotificationHandler("notifications/tools/list_changed", () => {
       agent.listChanged++;
     });
     await client.connect(
