@@ -446,10 +446,12 @@ async function probe(hub, era, stops) {
     P("bare-no-audit", "… and no audit row", echo(bare)),
     P("ours", "our `echo` (everything)", echo(hub.ours)),
   ];
+  // 2026-07-28 has no `ping`.
+  const asked = era === "2025-11-25" ? paths : paths.filter((p) => !p.key.endsWith("ping"));
   const results = {};
   for (const c of [1, 64]) {
     log(`probes at concurrency ${c} (${HUB_LABEL[hub.name]})`);
-    for (const path of paths) {
+    for (const path of asked) {
       if (path.key === "bare-no-audit") await post(`/bench/audit/${hub.channelId}`, { enabled: false });
       const one = await measure([path], c, 1);
       if (path.key === "bare-no-audit") await post(`/bench/audit/${hub.channelId}`, { enabled: true });
@@ -513,7 +515,13 @@ async function main() {
       log(`concurrency ${c}: ${SECONDS} s a path in ${ROUNDS} rounds, the order alternating`);
       results[c] = await measure(paths, c);
     }
-    if (process.env.BENCH_PROBES !== "0") probes = await probe(hubs[0], era, stops);
+    if (process.env.BENCH_PROBES !== "0") {
+      // The probes explain; a failed one must not cost the measurements above.
+      probes = await probe(hubs[0], era, stops).catch((e) => {
+        log(`the probes failed: ${e instanceof Error ? e.message : e}`);
+        return null;
+      });
+    }
   } finally {
     for (const stop of stops) await Promise.resolve(stop()).catch(() => {});
   }
