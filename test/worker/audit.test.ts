@@ -1,5 +1,5 @@
 // The audit trail: one row per call, written to the object's storage first, shipped to D1 by an alarm.
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { ChannelRelay } from "../../src/worker/relay/channel-relay.js";
 import { api, expectError } from "./helpers.js";
@@ -98,6 +98,44 @@ describe("audit rows", () => {
       .bind(ch.id)
       .first<{ n: number }>())!.n;
     expect(n).toBe(2);
+  });
+
+  it("numbers rows on, never reusing a number, after every row shipped and the object was evicted", async () => {
+    const ch = await createChannel();
+    (await connectProvider(ch, { tools: [echoTool()] })).serve(() => ({
+      content: [{ type: "text", text: "ok" }],
+    }));
+    const stub = stubOf(ch.id);
+    const call = async (text: string) => {
+      const res = await api(`/api/channels/${ch.id}/calls`, {
+        method: "POST",
+        json: { name: "echo", arguments: { text } },
+        headers: { authorization: `Bearer ${ch.agentToken}` },
+      });
+      expect(res.status).toBe(200);
+    };
+    await call("a");
+    await call("b");
+    // Everything shipped: the outbox is empty, so its rows no longer say which numbers were used.
+    await runDurableObjectAlarm(stub);
+    expect(
+      await runInDurableObject(
+        stub,
+        (obj: ChannelRelay) => obj.snapshot({ channelId: ch.id, strictNames: false }).pendingAudit,
+      ),
+    ).toBe(0);
+    await evictDurableObject(stub);
+    await call("c");
+    // Evicted again with "d" unshipped: its number comes from the pending row.
+    await call("d");
+    await evictDurableObject(stub);
+    await call("e");
+    await runDurableObjectAlarm(stub);
+    const rows = await env.DB.prepare("SELECT id, seq FROM audit_log WHERE channel_id = ? ORDER BY seq")
+      .bind(ch.id)
+      .all<{ id: string; seq: number }>();
+    expect(rows.results.map((r) => r.seq)).toEqual([1, 2, 3, 4, 5]);
+    expect(rows.results.map((r) => r.id)).toEqual([1, 2, 3, 4, 5].map((n) => `${ch.id}:${n}`));
   });
 
   it("filters by tool and status and pages with cursors", async () => {

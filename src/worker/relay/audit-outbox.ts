@@ -2,6 +2,12 @@
 // survives eviction), then an alarm ships batches to D1 and deletes what D1 accepted. A D1 failure leaves
 // the rows in place and the alarm retries with backoff, so a D1 hiccup loses none. The outbox owns all of
 // that: the rows, the alarm it sets, the drain and the backoff; the object's alarm handler only delegates.
+//
+// A row's sequence number (its D1 id is `<channel>:<seq>`, shipped with INSERT OR IGNORE, so a number must
+// never come back) is counted in memory, seeded once per instance from the highest number stored: the
+// pending rows' and the `audit_seq` counter, which a shipped batch advances in the same write as it deletes
+// its rows. A call costs one INSERT; eviction loses no number (unshipped rows carry theirs, shipped ones are
+// in the counter).
 import { utf8ByteLength, type AuditStatus } from "../../protocol/index.js";
 import { sha256Hex } from "../secrets.js";
 import type { FinishedCall } from "./call-dispatch.js";
@@ -58,6 +64,8 @@ export class AuditOutbox {
   private readonly sql: SqlStorage;
   /** True once this instance knows an alarm is set; cleared when it runs. Saves a storage round trip a call. */
   private alarmSet = false;
+  /** The last sequence number handed out (undefined until seeded from storage). */
+  private seq: number | undefined;
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -148,12 +156,16 @@ export class AuditOutbox {
   }
 
   private nextSeq(): number {
-    return this.sql
-      .exec<{ value: number }>(
-        `INSERT INTO counters (name, value) VALUES ('audit_seq', 1)
-        ON CONFLICT(name) DO UPDATE SET value = value + 1 RETURNING value`,
-      )
-      .one().value;
+    if (this.seq === undefined) {
+      const stored = this.sql
+        .exec<{ value: number | null }>(
+          `SELECT max(coalesce((SELECT value FROM counters WHERE name = 'audit_seq'), 0),
+                      coalesce((SELECT max(seq) FROM audit_outbox), 0)) AS value`,
+        )
+        .one().value;
+      this.seq = stored ?? 0;
+    }
+    return ++this.seq;
   }
 
   private async setAlarm(at: number): Promise<void> {
@@ -200,6 +212,12 @@ export class AuditOutbox {
     }
     await this.db.batch(statements);
     const last = rows[rows.length - 1]!.seq;
+    // One synchronous block, so one atomic write: the counter keeps the shipped rows' highest number.
+    this.sql.exec(
+      `INSERT INTO counters (name, value) VALUES ('audit_seq', ?)
+      ON CONFLICT(name) DO UPDATE SET value = max(value, excluded.value)`,
+      last,
+    );
     this.sql.exec(`DELETE FROM audit_outbox WHERE seq <= ?`, last);
     return this.pending();
   }
