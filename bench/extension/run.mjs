@@ -18,8 +18,7 @@ import { cp, mkdir, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setMaxListeners } from "node:events";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { buildBundles } from "../../scripts/lib/bundles.mjs";
 import { newPairingCode, seedChannel } from "../../scripts/lib/seed.mjs";
 import {
@@ -69,7 +68,10 @@ async function until(check, what, timeoutMs = 30_000) {
   }
 }
 
-/** The agent: an MCP SDK client on the channel's capability URL (one session for the whole run). */
+/**
+ * The agent: an MCP SDK (v2) client on the channel's capability URL, in the 2025-11-25 era (the SDK's
+ * default, as real clients connect today; one session for the whole run).
+ */
 async function connectAgent(url) {
   const client = new Client({ name: "bench-extension-agent", version: "0.1.0" });
   await client.connect(

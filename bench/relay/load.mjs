@@ -1,15 +1,25 @@
-// Closed-loop load for the relay bench: `concurrency` callers share one MCP SDK client (one session) and
-// call a tool back to back until the time is up; every call's latency is kept. Also the percentile and
-// formatting helpers of the relay bench's table.
+// Closed-loop load for the relay bench: `concurrency` callers share one MCP SDK (v2) client (one session in
+// the 2025-11-25 era) and call a tool back to back until the time is up; every call's latency is kept. Also
+// the percentile and formatting helpers of the relay bench's table.
 import { setMaxListeners } from "node:events";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 
 /** Wall-clock milliseconds with sub-millisecond precision, comparable across processes on one machine. */
 export const wallMs = () => performance.timeOrigin + performance.now();
 
-async function openSession(url, name) {
-  const client = new Client({ name, version: "0.1.0" });
+export const LEGACY_ERA = "2025-11-25";
+export const MODERN_ERA = "2026-07-28";
+
+/**
+ * One v2 client connected to `url` in `era`: 2025-11-25 is the legacy `initialize` handshake (the SDK's
+ * default, as real clients connect today), 2026-07-28 is pinned (`server/discover`, no session; fails if the
+ * server does not offer it).
+ */
+async function openSession(url, name, era) {
+  const client = new Client(
+    { name, version: "0.1.0" },
+    era === LEGACY_ERA ? {} : { versionNegotiation: { mode: { pin: era } } },
+  );
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     fetch: (input, init) => {
       if (init?.signal) setMaxListeners(0, init.signal);
@@ -17,19 +27,23 @@ async function openSession(url, name) {
     },
   });
   await client.connect(transport);
+  const spoken = client.getNegotiatedProtocolVersion();
+  if (spoken !== era) throw new Error(`${url} negotiated ${spoken}, not ${era}`);
   return client;
 }
 
 /**
- * An MCP SDK client on Streamable HTTP (`ping`, `callTool`, `close`) that, as the spec asks of a client,
- * opens a new session when the server answers 404 "Session not found", and retries the call once in it.
- * `sessions` counts the sessions opened (the relay's sessions live in the channel's Durable Object's memory:
- * they end when wrangler restarts the Worker because a source file changed). Node 20's fetch leaves one listener on the request's AbortSignal per
+ * An MCP SDK (v2) client on Streamable HTTP (`ping`, `callTool`, `close`) speaking `era` (2025-11-25 by
+ * default) that, as the spec asks of a 2025 client, opens a new session when the server answers 404
+ * "Session not found", and retries the call once in it.
+ * `sessions` counts the sessions opened (a relay session can still be lost when wrangler restarts the Worker
+ * because a source file changed). Node 20's fetch leaves one listener on the request's AbortSignal per
  * request, and the SDK transport passes one signal to every request: its limit is lifted so thousands of
  * calls do not print MaxListenersExceededWarning.
  */
-export async function connectClient(url, name = "bench-agent") {
-  let client = await openSession(url, name);
+export async function connectClient(url, name = "bench-agent", { era = LEGACY_ERA } = {}) {
+  if (era !== LEGACY_ERA && era !== MODERN_ERA) throw new Error(`unknown era ${era}`);
+  let client = await openSession(url, name, era);
   let reopening = null;
   const wrapper = {
     sessions: 1,
@@ -38,9 +52,9 @@ export async function connectClient(url, name = "bench-agent") {
       try {
         return await fn(current);
       } catch (e) {
-        if (!/Session not found/.test(String(e?.message))) throw e;
+        if (era !== LEGACY_ERA || !/Session not found/.test(String(e?.message))) throw e;
         if (current === client) {
-          reopening ??= openSession(url, name).then(
+          reopening ??= openSession(url, name, era).then(
             (next) => {
               client = next;
               wrapper.sessions++;

@@ -1,7 +1,7 @@
-// bench/relay (issue 3): an MCP SDK client calls `echo` through `wrangler dev` → ChannelRelay → a Node
-// WebSocket provider, against the same client calling the same tool on a plain MCP SDK server in Node
-// (Streamable HTTP), in one run, at concurrency 1, 16 and 64. Prints p50/p99 latency, calls/s and the
-// ratios, then where a relayed call's time goes; refreshes the "relay" section of bench/RESULTS.md.
+// bench/relay (issue 3): an MCP SDK (v2) client, 2025-11-25 era, calls `echo` through `wrangler dev` →
+// ChannelRelay → a Node WebSocket provider, against the same client calling the same tool on a plain MCP
+// SDK server in Node (Streamable HTTP), in one run, at concurrency 1, 16 and 64. Prints p50/p99 latency,
+// calls/s and the ratios, then where a relayed call's time goes; refreshes the "relay" section of bench/RESULTS.md.
 // Targets: p50 ≤ 1.5× the direct server's, and calls/s at concurrency 64 ≥ 0.7× the direct server's.
 //
 // Two hubs run side by side, both bench/relay/wrangler.toml (the real app and ChannelRelay, plus probes):
@@ -387,11 +387,11 @@ function render(results, probes, reopened) {
   ]);
 
   const lines = [
-    `Times in ms, from \`callTool\` to its result in the client; calls/s over the whole window. One MCP SDK client (one session) per path, with 1, 16 or 64 callers calling back to back (closed loop); ${SECONDS} s a path and concurrency, in ${ROUNDS} rounds with the order alternating, after ${WARMUP_SECONDS} s warm-ups.`,
+    `Times in ms, from \`callTool\` to its result in the client; calls/s over the whole window. One MCP SDK v2 client (2025-11-25 era, one session) per path, with 1, 16 or 64 callers calling back to back (closed loop); ${SECONDS} s a path and concurrency, in ${ROUNDS} rounds with the order alternating, after ${WARMUP_SECONDS} s warm-ups.`,
     "",
     `- **${PATHS.relay}**: the channel's MCP endpoint (capability URL) under the \`wrangler dev\` CLI (local D1 and Durable Object, \`ALLOW_PRIVATE_ORIGINS\` on) → ChannelRelay → a Node \`ws\` provider paired as a sidecar, in its own process (\`bench/relay/echo-provider.mjs\`). The targets are judged on this path.`,
     `- **${PATHS.lean}**: the same through wrangler's own dev server (\`unstable_startWorker\`, which the CLI runs) with \`dev.inspector: false\` (\`bench/relay/dev-without-inspector.mjs\`). The CLI always turns on the DevTools inspector, and wrangler then relays a Network event for every subrequest (each D1 query, each Durable Object call) to its Node process; deployed Workers pay nothing like it.`,
-    `- **${PATHS.direct}**: \`McpServer\` with the same \`echo\` over \`StreamableHTTPServerTransport\` (sessionful, SSE responses), in its own process (\`bench/relay/direct-server.mjs\`).`,
+    `- **${PATHS.direct}**: an SDK v2 low-level \`Server\` with the same \`echo\`, here in the 2025-11-25 era over \`WebStandardStreamableHTTPServerTransport\` (sessionful, SSE responses), in its own process (\`bench/relay/direct-server.mjs\`).`,
     "",
     'Both hubs run `bench/relay/wrangler.toml`: the real app and ChannelRelay, plus the `/bench/` probes below. Every path answers `{content: [{type: "text", text}]}`.',
     "",
