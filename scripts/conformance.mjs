@@ -25,8 +25,11 @@ import { freePort } from "./lib/ports.mjs";
 import { applyMigrations, startWranglerDev } from "./lib/wrangler.mjs";
 import {
   CONFORMANCE_TOOLS,
+  CRASH_TOOLS,
   createChannel,
+  createPairingCode,
   startConformanceProvider,
+  startCrashProvider,
   waitForTools,
 } from "../test/support/conformance-provider.mjs";
 
@@ -62,6 +65,14 @@ export const REQUIRED_2026 = [
   "input-required-result-validate-input",
   // Its checks are skipped: the endpoint sends no task status notifications (a MAY); nothing may fail.
   "tasks-status-notifications",
+  // The tasks extension on the fixture's tools (greet read-only, so inline; slow_compute, failing_job and
+  // protocol_error_job not, so tasks when the request declares the extension).
+  "tasks-lifecycle",
+  "tasks-capability-negotiation",
+  "tasks-wire-fields",
+  "tasks-request-state-removal",
+  "tasks-request-headers",
+  "tasks-dispatch-and-envelope",
 ];
 
 /**
@@ -485,17 +496,24 @@ export async function main(argv = process.argv.slice(2), log = (line) => console
     const created = await createChannel(hubUrl, `conformance ${era}`);
     const provider = await startConformanceProvider({ hubUrl, pairingCode: created.pairingCode });
     stops.unshift(provider.close);
+    // protocol_error_job's provider drops its socket mid-call (a crash), so it is a provider of its own.
+    const second = await createPairingCode(hubUrl, created.channel.id, created.ownerKey);
+    const crash = await startCrashProvider({ hubUrl, pairingCode: second.pairingCode });
+    stops.unshift(crash.close);
+    const tools = [...CONFORMANCE_TOOLS, ...CRASH_TOOLS];
     await waitForTools(
       hubUrl,
       created.channel.id,
       created.ownerKey,
-      CONFORMANCE_TOOLS.map((t) => t.name),
+      tools.map((t) => t.name),
     );
-    if (provider.errors.length) {
-      throw new Error(`The hub refused the provider's frames: ${JSON.stringify(provider.errors)}`);
+    if (provider.errors.length || crash.errors.length) {
+      throw new Error(
+        `The hub refused the providers' frames: ${JSON.stringify([...provider.errors, ...crash.errors])}`,
+      );
     }
     const url = created.mcpCapabilityUrl;
-    log(`Channel ${created.channel.id}: provider connected with ${CONFORMANCE_TOOLS.length} tools.`);
+    log(`Channel ${created.channel.id}: providers connected with ${tools.length} tools.`);
     log(
       `Running ${scenarios.length} ${era} scenarios against ${url.replace(/\/k\/.*/, "/k/…")} (${options.jobs} at a time)…\n`,
     );

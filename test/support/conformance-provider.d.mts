@@ -1,5 +1,6 @@
 // Types for the parts of conformance-provider.mjs that TypeScript tests use.
 export const CONFORMANCE_TOOLS: ReadonlyArray<{ name: string; description?: string }>;
+export const CRASH_TOOLS: ReadonlyArray<{ name: string; description?: string }>;
 export function waitForTools(
   hubUrl: string,
   channelId: string,

@@ -1,6 +1,8 @@
 // A Node relay provider (kind "sidecar", over `ws`) that serves the MCP conformance suite's fixture tools
 // through a channel, so `scripts/conformance.mjs` can run the official suite against the channel's MCP
-// endpoint; `connectRelayProvider` is the plain provider, which bench/relay also uses for its echo tool.
+// endpoint (2025-11-25 tools, and 2026-07-28's: the tasks extension's greet, slow_compute, failing_job,
+// confirm_delete, and test_trigger_tool_change; protocol_error_job on a second provider that it crashes);
+// `connectRelayProvider` is the plain provider, which bench/relay also uses for its echo tool.
 // Plain .mjs so scripts and benches run it with Node 20 and no build step. The frames are those of
 // src/protocol/frames.ts (ARCHITECTURE.md "Relay frames"); every hub frame is checked here before use.
 import WebSocket from "ws";
@@ -16,6 +18,7 @@ export const SILENT_WAV = "UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0Y
 
 const NO_ARGUMENTS = { type: "object", properties: {}, additionalProperties: false };
 const READ_ONLY = { readOnlyHint: true };
+const NOT_READ_ONLY = { readOnlyHint: false };
 
 function fixture(name, description) {
   return { name, description, inputSchema: NO_ARGUMENTS, annotations: READ_ONLY };
@@ -78,7 +81,90 @@ export const CONFORMANCE_TOOLS = [
     },
     annotations: READ_ONLY,
   },
+  // The tasks extension's fixtures (2026-07-28 tasks-* scenarios). A call to a tool that is not read-only
+  // runs as a task when the request declares io.modelcontextprotocol/tasks (the channel's tasks policy);
+  // a read-only one, or any call without the extension, runs inline.
+  {
+    name: "greet",
+    description: "Answers Hello, {name}! at once; read-only, so always inline (conformance: tasks-*).",
+    inputSchema: {
+      type: "object",
+      properties: { name: { type: "string", maxLength: 200 } },
+      required: ["name"],
+      additionalProperties: false,
+    },
+    annotations: READ_ONLY,
+  },
+  {
+    name: "slow_compute",
+    description:
+      "Works for `seconds` seconds (progress each second), then answers; cancellable. Not read-only, so a task for a client that declares the tasks extension (conformance: tasks-*).",
+    inputSchema: {
+      type: "object",
+      properties: {
+        seconds: { type: "number", minimum: 0, maximum: 300 },
+        label: { type: "string", maxLength: 200 },
+      },
+      required: ["seconds"],
+      additionalProperties: false,
+    },
+    annotations: NOT_READ_ONLY,
+  },
+  {
+    name: "failing_job",
+    description:
+      "Works for about a second, then answers with a tool execution error (isError); a task with the extension (conformance: tasks-*).",
+    inputSchema: NO_ARGUMENTS,
+    annotations: NOT_READ_ONLY,
+  },
+  {
+    name: "confirm_delete",
+    description:
+      "Deletes nothing and answers that {filename} was deleted. A channel's tasks never ask the client for input (confirmation happens in the provider: a tab's approval dialog), so its task goes from working to completed (conformance: tasks-dispatch-and-envelope).",
+    inputSchema: {
+      type: "object",
+      properties: { filename: { type: "string", maxLength: 200 } },
+      required: ["filename"],
+      additionalProperties: false,
+    },
+    annotations: NOT_READ_ONLY,
+  },
+  {
+    name: "test_trigger_tool_change",
+    description:
+      "Changes the tool list (this tool's description counts the changes) by sending the provider's tools again, so listeners get notifications/tools/list_changed (conformance 2026-07-28: server-stateless).",
+    inputSchema: NO_ARGUMENTS,
+    annotations: NOT_READ_ONLY,
+  },
 ];
+
+/**
+ * Served by a second provider (startCrashProvider): `protocol_error_job` makes that provider drop its
+ * socket mid-call, as a crashed sidecar would. The call then has no tool result at all (the hub settles
+ * it as disconnected), which a task reports as failed with a JSON-RPC error (conformance: tasks-lifecycle).
+ */
+export const CRASH_TOOLS = [
+  {
+    name: "protocol_error_job",
+    description:
+      "Its provider drops the connection mid-call, like a crash: no tool result, so the task fails with a protocol error (conformance: tasks-lifecycle).",
+    inputSchema: NO_ARGUMENTS,
+    annotations: NOT_READ_ONLY,
+  },
+];
+
+/**
+ * The main provider's tools after `changes` calls to test_trigger_tool_change: the same tools, that one's
+ * description saying how often the list changed (a change agents can see, so the hub sends list_changed).
+ */
+export function conformanceTools(changes = 0) {
+  if (changes === 0) return CONFORMANCE_TOOLS;
+  return CONFORMANCE_TOOLS.map((t) =>
+    t.name === "test_trigger_tool_change"
+      ? { ...t, description: `${t.description} Changed ${changes} time(s).` }
+      : t,
+  );
+}
 
 /** Waits `ms`, or rejects with the signal's reason once the call is cancelled. */
 function pause(ms, signal) {
@@ -98,10 +184,12 @@ function pause(ms, signal) {
 
 /**
  * Handlers by tool name: `(args, call) => CallToolResult`, where `call` has `signal`,
- * `progress(progress, total?, message?)` and `log(level, data, logger?)`. `stepMs` is the gap between
- * progress and log steps (the scenarios ask for ~50 ms).
+ * `progress(progress, total?, message?)`, `log(level, data, logger?)`, `sendTools(tools)` (a new `tools`
+ * frame) and `dropConnection()` (the socket is terminated, as by a crash). `stepMs` is the gap between
+ * progress and log steps (the scenarios ask for ~50 ms); `state.changes` counts test_trigger_tool_change's
+ * calls (serve `conformanceTools(state.changes)` so a reconnection sends the list as it is now).
  */
-export function conformanceHandlers({ stepMs = 50 } = {}) {
+export function conformanceHandlers({ stepMs = 50, state = { changes: 0 } } = {}) {
   return {
     test_simple_text: () => text("This is a simple text response for testing."),
     test_image_content: () => ({ content: [{ type: "image", data: RED_PIXEL_PNG, mimeType: "image/png" }] }),
@@ -159,6 +247,42 @@ export function conformanceHandlers({ stepMs = 50 } = {}) {
       return text("Logging test completed.");
     },
     json_schema_2020_12_tool: (args) => text(`Received ${JSON.stringify(args)}`),
+    greet: (args) => text(`Hello, ${args.name}!`),
+    slow_compute: async (args, call) => {
+      const seconds = args.seconds;
+      const whole = Math.floor(seconds);
+      for (let s = 0; s < whole; s++) {
+        call.progress(s, seconds);
+        await pause(1000, call.signal);
+      }
+      await pause(Math.round((seconds - whole) * 1000), call.signal);
+      call.progress(seconds, seconds);
+      return text(`Computed${args.label ? ` ${args.label}` : ""} in ${seconds} s.`);
+    },
+    failing_job: async (_args, call) => {
+      await pause(1000, call.signal);
+      return { isError: true, content: [{ type: "text", text: "failing_job failed, as it always does." }] };
+    },
+    confirm_delete: (args) => text(`Deleted ${args.filename} (a conformance fixture: nothing was deleted).`),
+    test_trigger_tool_change: (_args, call) => {
+      state.changes++;
+      // Sent before the result: the hub takes the new list (and notifies listeners) before the call ends.
+      call.sendTools(conformanceTools(state.changes));
+      return text(`The tool list changed (${state.changes} time(s)).`);
+    },
+  };
+}
+
+/** `protocol_error_job`: the provider's socket is dropped mid-call, as if the process crashed. */
+export function crashHandlers() {
+  return {
+    protocol_error_job: (_args, call) => {
+      call.dropConnection();
+      // Settled by the socket's close, which aborts the calls in flight (no result is sent).
+      return new Promise((_resolve, reject) =>
+        call.signal.addEventListener("abort", () => reject(call.signal.reason), { once: true }),
+      );
+    },
   };
 }
 
@@ -255,7 +379,8 @@ export function parseHubFrame(data) {
 
 /**
  * Connects to `relayUrl` with the provider token, waits for `welcome`, sends `hello` and `tools`, and
- * answers `call` frames with `handlers[name](args, call)`. A handler that throws becomes an isError
+ * answers `call` frames with `handlers[name](args, call)`. `tools` is a list, or a function giving the list
+ * to send at each (re)connection. A handler that throws becomes an isError
  * result; a `cancel` frame aborts the call's signal (and no result is sent). Resolves with
  * `{ providerId, channelId, socket, errors, inFlight, closed, close() }` once welcomed.
  */
@@ -298,6 +423,8 @@ export function connectRelayProvider({
         if (!LEVELS.has(level)) throw new Error(`unknown log level ${level}`);
         send({ type: "log", id: call.id, level, ...(logger ? { logger } : {}), data });
       },
+      sendTools: (next) => send({ type: "tools", tools: next }),
+      dropConnection: () => socket.terminate(),
     };
     let result;
     try {
@@ -357,7 +484,7 @@ export function connectRelayProvider({
         case "welcome":
           clearTimeout(timer);
           send({ type: "hello", kind: "sidecar", label, version });
-          send({ type: "tools", tools });
+          send({ type: "tools", tools: typeof tools === "function" ? tools() : tools });
           resolve({
             providerId: frame.providerId,
             channelId: frame.channelId,
@@ -442,12 +569,40 @@ export async function keepRelayProvider(options) {
  */
 export async function startConformanceProvider({ hubUrl, pairingCode, label = "conformance", stepMs }) {
   const paired = await pairSidecar(hubUrl, pairingCode, label);
+  const state = { changes: 0 };
   const provider = await keepRelayProvider({
     relayUrl: paired.relayUrl,
     providerToken: paired.providerToken,
     label,
-    tools: CONFORMANCE_TOOLS,
-    handlers: conformanceHandlers({ stepMs }),
+    tools: () => conformanceTools(state.changes),
+    handlers: conformanceHandlers({ stepMs, state }),
+  });
+  return Object.assign(provider, { paired });
+}
+
+/** `POST /api/channels/:id/pairing-codes` as the owner → `{pairingCode, expiresAt}`. */
+export async function createPairingCode(hubUrl, channelId, ownerKey) {
+  const res = await fetch(`${hubUrl}/api/channels/${channelId}/pairing-codes`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${ownerKey}` },
+  });
+  const json = await res.json().catch(() => null);
+  if (!res.ok) throw new HubApiError("Creating a pairing code", res.status, json);
+  return json;
+}
+
+/**
+ * A second sidecar on the channel serving CRASH_TOOLS: a call to `protocol_error_job` drops its socket
+ * (it reconnects at once, as a restarted sidecar would). Its own provider, so the crash cuts no other call.
+ */
+export async function startCrashProvider({ hubUrl, pairingCode, label = "conformance-crash" }) {
+  const paired = await pairSidecar(hubUrl, pairingCode, label);
+  const provider = await keepRelayProvider({
+    relayUrl: paired.relayUrl,
+    providerToken: paired.providerToken,
+    label,
+    tools: CRASH_TOOLS,
+    handlers: crashHandlers(),
   });
   return Object.assign(provider, { paired });
 }

@@ -108,6 +108,46 @@ describe("tasks", () => {
     expect(after.status).toBe("cancelled");
   });
 
+  it("a tool's own error completes the task with isError; a provider gone before answering fails it with an error", async () => {
+    const { ch, provider } = await approvalChannel();
+    const poll = async (taskId: string) => {
+      for (;;) {
+        const t = await result(await modernRequest(ch, "tasks/get", { taskId }, { capabilities: TASKS }));
+        if (t.status !== "working") return t;
+      }
+    };
+    const start = async () =>
+      (
+        await result(
+          await modernRequest(
+            ch,
+            "tools/call",
+            { name: "buy", arguments: { text: "x" } },
+            { capabilities: TASKS },
+          ),
+        )
+      ).taskId as string;
+
+    const refused = await start();
+    const call = await provider.next("call");
+    provider.send({
+      type: "result",
+      id: call.id,
+      result: { isError: true, content: [{ type: "text", text: "out of stock" }] },
+    });
+    const completed = await poll(refused);
+    expect(completed).toMatchObject({ status: "completed", result: { isError: true } });
+    expect(completed.error).toBeUndefined();
+
+    const cut = await start();
+    await provider.next("call");
+    provider.close();
+    const failed = await poll(cut);
+    expect(failed).toMatchObject({ status: "failed", error: { code: -32603 } });
+    expect(failed.error.message).toMatch(/disconnected/);
+    expect(failed.result).toBeUndefined();
+  });
+
   it("answers read-only tools inline, and every call inline when the request does not declare the extension", async () => {
     const { ch, provider } = await approvalChannel();
     provider.serve(() => ({ content: [{ type: "text", text: "inline" }] }));

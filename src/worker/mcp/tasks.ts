@@ -2,7 +2,9 @@
 // not read-only (it waits for the user's approval in a tab, which can take minutes) answers at once with a
 // task handle when the request declares the extension, and runs on inside the channel's object; the client
 // polls `tasks/get` across as many HTTP requests as it likes, and may `tasks/cancel`. Read-only tools and
-// clients that do not declare the extension get today's inline result.
+// clients that do not declare the extension get today's inline result. A call that ends with no tool result
+// (its provider disconnected, or it timed out) is a failed task with a JSON-RPC error; a tool's own error
+// (isError, a declined approval) is a completed task whose result says so.
 //
 // Tasks are rows of the object's SQLite (`mcp_tasks`), so a poll works on any request. A task belongs to
 // the agent token that started it: another token's `tasks/get` is told the task does not exist. A task
@@ -108,6 +110,14 @@ export class ChannelTasks {
             });
           } else if (outcome.status === "cancelled") {
             this.finish(id, "cancelled", null, null);
+          } else if (outcome.status === "disconnected" || outcome.status === "timeout") {
+            // No tool result exists (the provider went away, or never answered): a protocol-level
+            // failure, which the extension reports as failed with an error, not a completed isError.
+            const text = outcome.result.content[0];
+            this.finish(id, "failed", null, {
+              code: ProtocolErrorCode.InternalError,
+              message: text?.type === "text" ? text.text : `${call.name} did not answer.`,
+            });
           } else {
             this.finish(id, "completed", outcome.result, null);
           }
