@@ -1,6 +1,6 @@
 // REST shapes of accounts: passkey ceremonies (the JSON @simplewebauthn/browser produces), passkeys, claiming
 // channels and sites, and owner keys.
-import { z } from "zod";
+import * as z from "zod";
 
 export const DisplayNameSchema = z.string().trim().min(1, "give a name").max(64);
 export const KeyLabelSchema = z.string().trim().min(1, "give a label").max(64);

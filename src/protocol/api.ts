@@ -1,5 +1,5 @@
 // REST request shapes of the registry API (bodies and query strings).
-import { z } from "zod";
+import * as z from "zod";
 import { LIMITS } from "./limits.js";
 
 export const RegisterSiteBodySchema = z.object({

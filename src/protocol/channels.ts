@@ -1,5 +1,5 @@
 // REST shapes of channels, pairing and plain HTTP calls.
-import { z } from "zod";
+import * as z from "zod";
 import { LIMITS } from "./limits.js";
 import { PROVIDER_KINDS } from "./frames.js";
 

@@ -1,5 +1,5 @@
 // Stable machine-readable error codes of the REST API, and the JSON body that carries them.
-import { z } from "zod";
+import * as z from "zod";
 
 export const ERROR_CODES = [
   "bad_request",

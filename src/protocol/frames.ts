@@ -1,6 +1,6 @@
 // Relay frames between a provider (a tab's bridge or the sidecar) and its channel's ChannelRelay.
 // JSON text frames; every frame is parsed by these schemas on both ends.
-import { z } from "zod";
+import * as z from "zod";
 import { LIMITS } from "./limits.js";
 import { CallToolResultSchema, LoggingLevelSchema } from "./results.js";
 import { ToolDescriptorSchema } from "./tool.js";

@@ -1,5 +1,5 @@
 // The site manifest: what a site publishes about the WebMCP tools its pages register.
-import { z } from "zod";
+import * as z from "zod";
 import { LIMITS } from "./limits.js";
 import { ToolDescriptorSchema } from "./tool.js";
 import { checkObjectSchema } from "./json-schema.js";

@@ -1,5 +1,5 @@
 // Tool-name rules: MCP's `[A-Za-z0-9_.-]{1,128}`, and the stricter `[A-Za-z0-9_-]{1,64}` some clients need.
-import { z } from "zod";
+import * as z from "zod";
 import { LIMITS } from "./limits.js";
 
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;

@@ -3,7 +3,7 @@
 // its `fetch`, with these schemas. The Worker strips every one of these names from what a client sends, so a
 // header that does not parse is the Worker's bug (the object answers 500 and logs which header and why), never
 // the client's. Both ends encode and decode here, so the two cannot drift apart.
-import { z } from "zod";
+import * as z from "zod";
 import { ProviderKindSchema } from "./frames.js";
 
 /** The contract's header names. `reauth` goes the other way: the object's answer to the Worker. */

@@ -1,5 +1,5 @@
 // MCP CallToolResult as providers return it (tabs and the sidecar), validated before it reaches an agent.
-import { z } from "zod";
+import * as z from "zod";
 
 const Annotations = z
   .object({

@@ -1,5 +1,5 @@
 // ToolDescriptor: one tool as a page, a sidecar or a manifest describes it (MCP shape + WebMCP hints).
-import { z } from "zod";
+import * as z from "zod";
 import { LIMITS } from "./limits.js";
 import { ToolNameSchema } from "./names.js";
 

@@ -1,5 +1,5 @@
 // The Worker's bindings, typed once (`npm run types` regenerates worker-configuration.d.ts) and parsed once.
-import { z } from "zod";
+import * as z from "zod";
 
 export type Bindings = Env;
 

@@ -1,7 +1,11 @@
 // A software passkey authenticator (ES256 on WebCrypto) for Worker tests: the outside world the hub's WebAuthn
-// verification meets. It answers the options the hub sends, as a browser would, with "none" attestation.
+// verification meets. It answers the options the hub sends, as a browser would, with "none" attestation (or a
+// statement a test supplies).
 import { isoCBOR } from "@simplewebauthn/server/helpers";
 import { base64Url, fromBase64Url } from "../../src/worker/secrets.js";
+
+/** A value CBOR encodes (the library's encoder's argument type). */
+export type CBORType = Parameters<typeof isoCBOR.encode>[0];
 
 interface Credential {
   id: string;
@@ -17,6 +21,22 @@ export interface CeremonyOverrides {
   challenge?: string;
   /** The relying party ID whose hash goes into authenticatorData. */
   rpId?: string;
+}
+
+/**
+ * An attestation statement other than "none" for `create`: its format and statement, given the bytes an
+ * attestation signature covers (authenticatorData || SHA-256(clientDataJSON)) and the credential's key pair.
+ */
+export type AttestationStatement = (
+  signed: Uint8Array,
+  keys: CryptoKeyPair,
+) => Promise<{ fmt: string; attStmt: Map<string, CBORType> }>;
+
+/** An ES256 attestation signature (DER), as "packed" and "fido-u2f" statements carry it. */
+export async function es256Signature(key: CryptoKey, data: Uint8Array): Promise<Uint8Array> {
+  return derSignature(
+    new Uint8Array(await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, key, data)),
+  );
 }
 
 const sha256 = async (data: Uint8Array) => new Uint8Array(await crypto.subtle.digest("SHA-256", data));
@@ -60,7 +80,7 @@ export class SoftAuthenticator {
   constructor(private readonly origin: string) {}
 
   /** navigator.credentials.create(): a new ES256 credential, answered as RegistrationResponseJSON. */
-  async create(options: CreationOptions, o: CeremonyOverrides = {}) {
+  async create(options: CreationOptions, o: CeremonyOverrides & { attestation?: AttestationStatement } = {}) {
     const keys = (await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, [
       "sign",
       "verify",
@@ -95,10 +115,13 @@ export class SoftAuthenticator {
         crossOrigin: false,
       }),
     );
+    const statement = o.attestation
+      ? await o.attestation(concat(authData, await sha256(clientData)), keys)
+      : { fmt: "none", attStmt: new Map<string, CBORType>() };
     const attestationObject = isoCBOR.encode(
-      new Map<string, string | Uint8Array | Map<string, string>>([
-        ["fmt", "none"],
-        ["attStmt", new Map<string, string>()],
+      new Map<string, CBORType>([
+        ["fmt", statement.fmt],
+        ["attStmt", statement.attStmt],
         ["authData", authData],
       ]),
     );

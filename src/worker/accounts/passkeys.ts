@@ -6,6 +6,7 @@ import {
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
 } from "@simplewebauthn/server";
+import { isoBase64URL, isoCBOR } from "@simplewebauthn/server/helpers";
 import { and, asc, eq } from "drizzle-orm";
 import type {
   AuthenticationResponseBody,
@@ -96,7 +97,7 @@ async function verifiedCredential(rp: RelyingParty, challenge: string, response:
   let result;
   try {
     result = await verifyRegistrationResponse({
-      response,
+      response: withoutAttestationCertificates(response),
       expectedChallenge: challenge,
       expectedOrigin: rp.origin,
       expectedRPID: rpId(rp),
@@ -114,6 +115,41 @@ async function verifiedCredential(rp: RelyingParty, challenge: string, response:
     transports: JSON.stringify(response.response.transports ?? info.credential.transports ?? []),
     deviceType: info.credentialDeviceType,
     backedUp: info.credentialBackedUp,
+  };
+}
+
+/**
+ * The response with an attestation statement that carries certificates replaced by "none", as the WebAuthn
+ * client itself should have done for the "none" conveyance the hub asks for (WebAuthn §5.1.3 step 22:
+ * fmt "none", an empty attStmt, authenticatorData untouched). The hub trusts no attestation roots, so such a
+ * statement proves nothing to it, and the Worker bundle carries no certificate parser (wrangler.toml [alias],
+ * src/worker/shims/webauthn-asn1.ts). "none" and self attestation ("packed" without x5c: a signature by the
+ * credential's own key) are verified as they come. An attestation object that does not decode is passed on
+ * unchanged for the library to refuse.
+ */
+function withoutAttestationCertificates(response: RegistrationResponseBody): RegistrationResponseBody {
+  let decoded: unknown;
+  try {
+    decoded = isoCBOR.decodeFirst(isoBase64URL.toBuffer(response.response.attestationObject));
+  } catch {
+    return response;
+  }
+  if (!(decoded instanceof Map)) return response;
+  const fmt: unknown = decoded.get("fmt");
+  const attStmt: unknown = decoded.get("attStmt");
+  const authData: unknown = decoded.get("authData");
+  if (fmt === "none" || (fmt === "packed" && attStmt instanceof Map && !attStmt.has("x5c"))) return response;
+  if (!(authData instanceof Uint8Array)) return response;
+  const anonymized = new Map<string, string | Uint8Array | Map<string, string>>();
+  anonymized.set("fmt", "none");
+  anonymized.set("attStmt", new Map());
+  anonymized.set("authData", authData);
+  return {
+    ...response,
+    response: {
+      ...response.response,
+      attestationObject: isoBase64URL.fromBuffer(isoCBOR.encode(anonymized)),
+    },
   };
 }
 

@@ -1,5 +1,5 @@
 // Opaque pagination cursors: the keyset position of the last row, bound to the query that produced it.
-import { z } from "zod";
+import * as z from "zod";
 import { HubError } from "../http/errors.js";
 import { shortHash } from "../../protocol/index.js";
 import { base64Url, fromBase64Url } from "../secrets.js";

@@ -3,7 +3,7 @@
 // the site's file or records is the proof failing (verification_failed, 422, saying what to fix); a site
 // that cannot be read at all (unreachable, silent, too slow to send its file, hung up) and a failing
 // resolver are upstream_failed (502): the caller can only fix the server, then try again.
-import { z } from "zod";
+import * as z from "zod";
 import { LIMITS } from "../../protocol/index.js";
 import { HubError } from "../http/errors.js";
 import { fetchSiteText, isTransportFailure } from "./outbound.js";
