@@ -88,9 +88,7 @@ describe("calls", () => {
     const ch = await createChannel();
     const provider = await connectProvider(ch, { tools: [echoTool()] });
     const agent = await connectAgent(ch);
-    const res = await agent.callTool(
-      { name: "echo", arguments: { text: 5, extra: true } },
-    );
+    const res = await agent.callTool({ name: "echo", arguments: { text: 5, extra: true } });
     expect(res.isError).toBe(true);
     expect(text(res)).toMatch(/Invalid arguments for echo: .*text/);
     expect(provider.frames.filter((f) => f.type === "call")).toEqual([]);
@@ -142,9 +140,11 @@ describe("calls", () => {
     const ch = await createChannel();
     const provider = await connectProvider(ch, { tools: [echoTool()] });
     const agent = await connectAgent(ch);
-    const res = await agent.callTool(
-      { name: "echo", arguments: { text: "x" }, _meta: { "webmcp-hub/timeoutMs": 300 } },
-    );
+    const res = await agent.callTool({
+      name: "echo",
+      arguments: { text: "x" },
+      _meta: { "webmcp-hub/timeoutMs": 300 },
+    });
     expect(res.isError).toBe(true);
     expect(text(res)).toContain("did not answer within 0.3 s");
     const call = await provider.next("call");
@@ -159,9 +159,12 @@ describe("calls", () => {
     const provider = await connectProvider(ch, { tools: [echoTool()] });
     const agent = await connectAgent(ch);
     const controller = new AbortController();
-    const pending = agent.callTool({ name: "echo", arguments: { text: "x" } }, {
-      signal: controller.signal,
-    });
+    const pending = agent.callTool(
+      { name: "echo", arguments: { text: "x" } },
+      {
+        signal: controller.signal,
+      },
+    );
     const call = await provider.next("call");
     controller.abort("changed my mind");
     await expect(pending).rejects.toThrow();
@@ -197,9 +200,12 @@ describe("calls", () => {
       logs.push(n.params);
     });
     const progress: unknown[] = [];
-    const res = await agent.callTool({ name: "echo", arguments: { text: "x" } }, {
-      onprogress: (p) => progress.push(p),
-    });
+    const res = await agent.callTool(
+      { name: "echo", arguments: { text: "x" } },
+      {
+        onprogress: (p) => progress.push(p),
+      },
+    );
     expect(text(res)).toBe("done");
     expect(progress).toEqual([
       { progress: 0, total: 100, message: "at 0" },
@@ -273,6 +279,61 @@ describe("bad frames and limits", () => {
     });
     const agent = await connectAgent(ch);
     expect((await agent.listTools()).tools.map((t) => t.name)).toEqual(["ok"]);
+  });
+
+  it("reads result frames as the schema does, in their usual shape and any other, and refuses bad ones", async () => {
+    const ch = await createChannel();
+    const provider = await connectProvider(ch, { tools: [echoTool()] });
+    let reply: unknown;
+    provider.serve(() => reply);
+    const call = async () => {
+      const res = await api(`/api/channels/${ch.id}/calls`, {
+        method: "POST",
+        json: { name: "echo", arguments: { text: "x" } },
+        headers: { authorization: `Bearer ${ch.agentToken}` },
+      });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { results: Array<{ status: string; result: unknown }> }).results[0]!;
+    };
+    // The usual shape, checked by hand: passed on as it came.
+    reply = {
+      content: [{ type: "text", text: "a" }],
+      structuredContent: { n: 1 },
+      isError: false,
+      _meta: { k: "v" },
+    };
+    expect(await call()).toMatchObject({ status: "ok", result: reply });
+    // Other content and annotations: read by the schema, still delivered.
+    reply = {
+      content: [
+        { type: "text", text: "b", annotations: { priority: 0.5 } },
+        { type: "image", data: "AAAA", mimeType: "image/png" },
+      ],
+    };
+    expect(await call()).toMatchObject({ status: "ok", result: reply });
+    // A key the schema does not know is dropped, as before.
+    reply = { content: [{ type: "text", text: "c", extra: 1 }] };
+    expect((await call()).result).toEqual({ content: [{ type: "text", text: "c" }] });
+    // Malformed result frames are refused in band, whichever path read them.
+    const refusals: Array<[unknown, string]> = [
+      [{ type: "result", id: "x", result: { content: [{ type: "text", text: 5 }] } }, "result.content.0"],
+      [{ type: "result", id: "x".repeat(65), result: { content: [] } }, "id"],
+      [{ type: "result", id: "x", result: { content: [] }, denied: "yes" }, "denied"],
+      [{ type: "result", id: "x", result: { content: "text" } }, "result.content"],
+      [{ type: "result", id: "x", result: { content: [], isError: "no" } }, "result.isError"],
+      [
+        { type: "result", id: "x", result: { content: [], structuredContent: [1] } },
+        "result.structuredContent",
+      ],
+      [{ type: "result", id: "", result: { content: [] } }, "id"],
+    ];
+    for (const [frame, where] of refusals) {
+      provider.send(frame);
+      expect(await provider.next("error")).toMatchObject({
+        code: "invalid_frame",
+        message: expect.stringContaining(where),
+      });
+    }
   });
 
   it("refuses more than 256 tools from one provider", async () => {
