@@ -5,7 +5,16 @@ import { database, type Db } from "../db/client.js";
 import { settingsOf, type Bindings, type Settings } from "../env.js";
 import { parseWith } from "./body.js";
 
-export type AppEnv = { Bindings: Bindings; Variables: { db: Db; settings: Settings; now: number } };
+export type AppEnv = {
+  Bindings: Bindings;
+  Variables: {
+    db: Db;
+    settings: Settings;
+    now: number;
+    /** The sha256 of the request's agent token, once something hashed it (hashed once per request). */
+    agentTokenHash?: string;
+  };
+};
 export type AppContext = Context<AppEnv>;
 
 /** Middleware factory: parses settings once, opens the database handle and fixes the request's clock. */

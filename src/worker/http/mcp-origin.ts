@@ -30,10 +30,11 @@ export function originAllowed(
 
 export function mcpOriginGuard(): MiddlewareHandler<AppEnv> {
   return async function mcpOriginGuardMiddleware(c, next) {
-    const url = new URL(c.req.url);
+    // Parsed only when needed (no Host header, or an Origin to compare): this runs on every MCP request.
+    const url = () => new URL(c.req.url);
     const local = c.var.settings.ALLOW_PRIVATE_ORIGINS;
     const extra = c.var.settings.ALLOWED_ORIGINS;
-    const host = (c.req.header("host") ?? url.host).replace(/:\d+$/, "");
+    const host = (c.req.header("host") ?? url().host).replace(/:\d+$/, "");
     if (local && !isLoopbackHost(host)) {
       throw new HubError(
         "forbidden",
@@ -41,7 +42,7 @@ export function mcpOriginGuard(): MiddlewareHandler<AppEnv> {
       );
     }
     const origin = c.req.header("origin");
-    if (origin && !originAllowed(origin, url, local, extra)) {
+    if (origin && !originAllowed(origin, url(), local, extra)) {
       throw new HubError("forbidden", `Origin ${origin} is not allowed to use this MCP endpoint.`);
     }
     const cors: Record<string, string> = origin

@@ -46,9 +46,40 @@ const DOCUMENT_ONLY = {
   xXssProtection: false,
 } as const;
 
+/**
+ * The `api` kind's headers: what hono's secureHeaders sent for it (CSP `default-src 'none'; frame-ancestors
+ * 'none'`, X-Frame-Options DENY, the referrer policy, CORP cross-origin, nosniff), set directly. These
+ * responses are the MCP endpoint's and the API's, on every relayed call, so they are set in place (a
+ * response's headers are copied only when immutable, as a Durable Object's are) rather than through
+ * secureHeaders, which copied every response twice.
+ */
+const API_HEADERS: ReadonlyArray<readonly [string, string]> = [
+  ["content-security-policy", "default-src 'none'; frame-ancestors 'none'"],
+  ["x-frame-options", "DENY"],
+  ["referrer-policy", REFERRER],
+  ["cross-origin-resource-policy", "cross-origin"],
+  ["x-content-type-options", "nosniff"],
+];
+
+/** Sets headers on the context's response, copying it first only if its headers are immutable. */
+function setHeaders(c: Context, headers: ReadonlyArray<readonly [string, string]>): void {
+  let res = c.res;
+  try {
+    for (const [name, value] of headers) res.headers.set(name, value);
+    return;
+  } catch {
+    // Immutable headers (a response fetched from a binding).
+  }
+  res = new Response(res.body, res);
+  for (const [name, value] of headers) res.headers.set(name, value);
+  // Cleared first, or hono's setter would copy the response (and merge the old headers) once more.
+  c.res = undefined;
+  c.res = res;
+}
+
 /** Middleware factory: sets the security headers of each response's kind (see {@link ResponseKind}). */
 export function securityHeaders(): MiddlewareHandler {
-  const byKind: Record<Exclude<ResponseKind, "upgrade">, MiddlewareHandler> = {
+  const byKind: Record<Exclude<ResponseKind, "upgrade" | "api">, MiddlewareHandler> = {
     page: secureHeaders({
       contentSecurityPolicy: {
         defaultSrc: ["'self'"],
@@ -68,14 +99,6 @@ export function securityHeaders(): MiddlewareHandler {
       crossOriginResourcePolicy: "same-origin",
       strictTransportSecurity: false,
     }),
-    api: secureHeaders({
-      contentSecurityPolicy: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
-      xFrameOptions: "DENY",
-      referrerPolicy: REFERRER,
-      crossOriginResourcePolicy: "cross-origin",
-      strictTransportSecurity: false,
-      ...DOCUMENT_ONLY,
-    }),
     embeddable: secureHeaders({
       xFrameOptions: false,
       referrerPolicy: REFERRER,
@@ -88,6 +111,11 @@ export function securityHeaders(): MiddlewareHandler {
   return async function securityHeadersMiddleware(c: Context, next: () => Promise<void>): Promise<void> {
     const kind = responseKind(c.req.path);
     if (kind === "upgrade") return next();
+    if (kind === "api") {
+      await next();
+      setHeaders(c, API_HEADERS);
+      return;
+    }
     await byKind[kind](c, async () => {
       await next();
       // A response fetched from a binding (static files from ASSETS, a Durable Object) has immutable

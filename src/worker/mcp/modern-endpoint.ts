@@ -59,8 +59,17 @@ export class ModernEndpoint {
       scopes: [],
       extra: { agent },
     };
+    // A parsed body was already read from `request`: the copy carries none (the SDK reads `parsedBody`).
+    const forHandler =
+      parsedBody === undefined
+        ? new Request(request, { signal: controller.signal })
+        : new Request(request.url, {
+            method: request.method,
+            headers: request.headers,
+            signal: controller.signal,
+          });
     const response = await this.handler.fetch(
-      new Request(request, { signal: controller.signal }),
+      forHandler,
       parsedBody === undefined ? { authInfo } : { authInfo, parsedBody },
     );
     if (listen && !response.headers.get("content-type")?.includes("text/event-stream")) {

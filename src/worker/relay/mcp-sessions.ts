@@ -67,7 +67,12 @@ export class McpSessions {
         "Invalid Request: batches are not supported (MCP removed JSON-RPC batching in 2025-06-18); send one message per request.",
       );
     }
-    const req = new Request(request.url, { method: request.method, headers: request.headers, body: text });
+    // A parsed body reaches the SDK as `parsedBody` (it reads no body then), so the request goes on as it is;
+    // one that did not parse is rebuilt with its text, for the SDK to answer the parse error.
+    const req =
+      text === undefined || parsedOk
+        ? request
+        : new Request(request.url, { method: request.method, headers: request.headers, body: text });
     const legacy = parsedOk ? await isLegacyRequest(req, parsed) : await isLegacyRequest(req);
     const body = parsedOk ? parsed : undefined;
     const sessionId = request.headers.get("mcp-session-id");

@@ -108,9 +108,19 @@ function agentRateLimit(tokenOf: (c: AppContext) => string | undefined) {
     what: "requests with this agent token",
     key: async (c) => {
       const token = tokenOf(c);
-      return token && looksLike("agent", token) ? sha256Hex(token) : null;
+      return token && looksLike("agent", token) ? agentTokenHash(c, token) : null;
     },
   });
+}
+
+/** The sha256 of the request's agent token, hashed once per request (the rate limit and the relay share it). */
+async function agentTokenHash(c: AppContext, token: string): Promise<string> {
+  let hash = c.get("agentTokenHash");
+  if (hash === undefined) {
+    hash = await sha256Hex(token);
+    c.set("agentTokenHash", hash);
+  }
+  return hash;
 }
 
 export const CLOSE_UNAUTHORIZED = 4001;
@@ -139,17 +149,19 @@ function refuseInBand(e: HubError): Response {
  */
 async function forwardMcp(c: Context<AppEnv>, token: string | undefined, viaPath = false): Promise<Response> {
   const channelId = c.req.param("channelId")!;
-  const headers = new Headers(c.req.raw.headers);
-  headers.delete("authorization");
   const body = c.req.method === "POST" ? await readMcpBody(c.req.raw) : undefined;
   if (body instanceof Response) return body;
-  const forward = (relayed: RelayRequest) =>
-    relayOf(c.env, { id: channelId }).fetch(
-      new Request(c.req.url, { method: c.req.method, headers: relayRequestHeaders(headers, relayed), body }),
+  const forward = (relayed: RelayRequest) => {
+    // relayRequestHeaders copies the request's headers; the copy loses the credential.
+    const headers = relayRequestHeaders(c.req.raw.headers, relayed);
+    headers.delete("authorization");
+    return relayOf(c.env, { id: channelId }).fetch(
+      new Request(c.req.url, { method: c.req.method, headers, body }),
     );
+  };
   let response: Response | undefined;
   if (token && looksLike("agent", token)) {
-    response = await forward({ kind: "agent-hash", tokenHash: await sha256Hex(token) });
+    response = await forward({ kind: "agent-hash", tokenHash: await agentTokenHash(c, token) });
     if (response.headers.get(RELAY_HEADER.reauth)) response = undefined;
   }
   if (!response) {
@@ -168,7 +180,7 @@ async function forwardMcp(c: Context<AppEnv>, token: string | undefined, viaPath
  * An MCP request body, at most LIMITS.mcpRequestBytes; over it, 413 with a JSON-RPC error (-32600) and
  * nothing forwarded. Counted as the bytes arrive, so a missing or false Content-Length cannot get past it.
  */
-async function readMcpBody(request: Request): Promise<ArrayBuffer | Response> {
+async function readMcpBody(request: Request): Promise<Uint8Array | Response> {
   const tooLarge = () =>
     Response.json(
       {
@@ -183,7 +195,7 @@ async function readMcpBody(request: Request): Promise<ArrayBuffer | Response> {
     );
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > LIMITS.mcpRequestBytes) return tooLarge();
-  if (!request.body) return new ArrayBuffer(0);
+  if (!request.body) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = request.body.getReader();
@@ -197,13 +209,15 @@ async function readMcpBody(request: Request): Promise<ArrayBuffer | Response> {
     }
     chunks.push(value);
   }
+  // Usually the whole body arrives as one chunk: forwarded as it is, not copied.
+  if (chunks.length === 1) return chunks[0]!;
   const out = new Uint8Array(size);
   let at = 0;
   for (const chunk of chunks) {
     out.set(chunk, at);
     at += chunk.byteLength;
   }
-  return out.buffer;
+  return out;
 }
 
 /**
