@@ -14,6 +14,7 @@ import { Certificate as RealCertificate } from "@peculiar/asn1-x509";
 import { database } from "../../src/worker/db/client.js";
 import { accounts, passkeys } from "../../src/worker/db/schema.js";
 import * as shim from "../../src/worker/shims/webauthn-asn1.js";
+import * as formats from "../../src/worker/shims/webauthn-attestation-formats.js";
 import { api, BASE } from "./helpers.js";
 import {
   es256Signature,
@@ -223,5 +224,18 @@ describe("the Worker's ASN.1 shim (src/worker/shims/webauthn-asn1.ts)", () => {
     expect(() => new shim.Certificate()).toThrow(/no attestation certificates/);
     // The real package parses certificates: the shim stands in only where none are needed.
     expect(() => RealAsnParser.parse(notACertificate, RealCertificate)).toThrow();
+  });
+});
+
+describe("the Worker's stand-ins for certificate-carrying attestation verifiers", () => {
+  it("each refuses, naming its format: reaching one fails the ceremony rather than accepting it", async () => {
+    const cases = [
+      [formats.verifyAttestationFIDOU2F, "fido-u2f"],
+      [formats.verifyAttestationAndroidSafetyNet, "android-safetynet"],
+      [formats.verifyAttestationAndroidKey, "android-key"],
+      [formats.verifyAttestationTPM, "tpm"],
+      [formats.verifyAttestationApple, "apple"],
+    ] as const;
+    for (const [verify, format] of cases) await expect(verify()).rejects.toThrow(`"${format}" attestation`);
   });
 });
