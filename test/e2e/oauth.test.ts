@@ -39,30 +39,33 @@ const AUTHENTICATOR = {
   automaticPresenceSimulation: true,
 } as const;
 
-/** The OAuth client's redirect target: a local server that hands over the code the browser brings. */
+/**
+ * The OAuth client's redirect target: a local server that hands over what the browser brings — the whole
+ * callback query, so the client checks `iss` (RFC 9207, which the hub's metadata says it sends) with the code.
+ */
 async function callbackServer(): Promise<{
   url: string;
-  nextCode: () => Promise<string>;
+  nextCode: () => Promise<URLSearchParams>;
   close: () => void;
 }> {
-  let deliver: ((code: string) => void) | undefined;
-  let pending = new Promise<string>((resolve) => (deliver = resolve));
+  let deliver: ((params: URLSearchParams) => void) | undefined;
+  let pending = new Promise<URLSearchParams>((resolve) => (deliver = resolve));
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const code = url.searchParams.get("code");
     res
       .writeHead(200, { "content-type": "text/plain" })
       .end(code ? "Connected. You can close this tab." : "No code.");
-    if (code) deliver?.(code);
+    if (code) deliver?.(url.searchParams);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}/callback`,
     nextCode: async () => {
-      const code = await pending;
-      pending = new Promise<string>((resolve) => (deliver = resolve));
-      return code;
+      const params = await pending;
+      pending = new Promise<URLSearchParams>((resolve) => (deliver = resolve));
+      return params;
     },
     close: () => server.close(),
   };
