@@ -12,7 +12,7 @@ import {
   type CallToolResult,
   type Tool,
 } from "@modelcontextprotocol/server";
-import { z } from "zod";
+import * as z from "zod";
 import { ExportFormatSchema, LIMITS, fieldIssues } from "../../protocol/index.js";
 import type { Db } from "../db/client.js";
 import { HubError } from "../http/errors.js";

@@ -17,7 +17,7 @@ import {
   type Server,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import { z } from "zod";
+import * as z from "zod";
 import type { AgentContext } from "../../protocol/index.js";
 import type { CallRequest, ChannelTools } from "../relay/channel-tools.js";
 
