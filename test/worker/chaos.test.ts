@@ -38,9 +38,7 @@ describe("chaos", () => {
       while (issued < total) {
         issued++;
         const res = await agent
-          .callTool(
-            { name: "echo", arguments: { text: "x" }, _meta: { "webmcp-hub/timeoutMs": 5000 } },
-          )
+          .callTool({ name: "echo", arguments: { text: "x" }, _meta: { "webmcp-hub/timeoutMs": 5000 } })
           .catch(() => ({ isError: true, unknown: true }));
         if (res.isError) statuses.error++;
         else statuses.ok++;

@@ -317,9 +317,7 @@ describe("fuzzing the MCP endpoints", () => {
       });
       expect(view.status).toBe(200);
       const agent = await connectAgent(ch);
-      const result = await agent.callTool(
-        { name: "echo", arguments: { text: "still here" } },
-      );
+      const result = await agent.callTool({ name: "echo", arguments: { text: "still here" } });
       expect(result.content).toEqual([{ type: "text", text: "echo: still here" }]);
       await agent.close();
     },

@@ -442,9 +442,7 @@ describe("fuzzing the REST API", () => {
       const agent = await connectAgent({ id: fx.channelId, agentToken: fx.agentToken } as Parameters<
         typeof connectAgent
       >[0]);
-      const result = await agent.callTool(
-        { name: "echo", arguments: { text: "still here" } },
-      );
+      const result = await agent.callTool({ name: "echo", arguments: { text: "still here" } });
       expect(result.content).toEqual([{ type: "text", text: "echo: still here" }]);
       await agent.close();
     },

@@ -163,9 +163,7 @@ describe("call frames to providers are bounded before they are sent (items 9 and
     expect(
       text(await agent.callTool({ name: "deep", arguments: { v: nest(LIMITS.jsonDepthMax - 1) } })),
     ).toBe("ran");
-    const res = await agent.callTool(
-      { name: "deep", arguments: { v: nest(LIMITS.jsonDepthMax) } },
-    );
+    const res = await agent.callTool({ name: "deep", arguments: { v: nest(LIMITS.jsonDepthMax) } });
     expect(res.isError).toBe(true);
     expect(text(res)).toContain(`deeper than ${LIMITS.jsonDepthMax} levels`);
     expect((await auditOf(ch)).map((e) => e.status)).toEqual(["invalid", "ok"]);

@@ -32,9 +32,7 @@ describe("the ReDoS of issue 11 item 1", () => {
     provider.serve((call) => ({ content: [{ type: "text", text: `got ${String(call.arguments.text)}` }] }));
     const agent = await connectAgent(ch);
     for (const n of [27, 31]) {
-      const res = await agent.callTool(
-        { name: "match", arguments: { text: attack(n) } },
-      );
+      const res = await agent.callTool({ name: "match", arguments: { text: attack(n) } });
       expect(res.isError).toBe(true);
       expect(text(res)).toMatch(/Invalid arguments for match: \/text: String does not match pattern/);
     }
