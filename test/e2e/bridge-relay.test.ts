@@ -7,6 +7,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import type { Tool } from "@modelcontextprotocol/client";
 import type { Page, WebSocketRoute } from "playwright-core";
 import { launchBrowser, type E2EBrowser } from "./browser.js";
+import { api, createChannel, type Channel } from "./hub-api.js";
 
 const hubUrl = inject("hubUrl");
 const demoOrigin = inject("demoOrigin");
@@ -34,14 +35,6 @@ interface PageModelContext {
   }): Promise<void>;
 }
 
-interface Channel {
-  id: string;
-  ownerKey: string;
-  agentToken: string;
-  mcpUrl: string;
-  pairingCode: string;
-}
-
 interface ManifestTool {
   name: string;
   title?: string;
@@ -56,30 +49,6 @@ interface ToolResult {
   content: Array<{ type: string; text?: string }>;
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
-}
-
-async function api(path: string, init: { method?: string; json?: unknown; token?: string } = {}) {
-  const res = await fetch(hubUrl + path, {
-    method: init.method ?? "GET",
-    headers: {
-      ...(init.json !== undefined ? { "content-type": "application/json" } : {}),
-      ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
-    },
-    body: init.json === undefined ? undefined : JSON.stringify(init.json),
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
-
-async function createChannel(): Promise<Channel> {
-  const { status, body } = await api("/api/channels", { method: "POST", json: { name: "bridge e2e" } });
-  expect(status).toBe(201);
-  return {
-    id: body.channel.id,
-    ownerKey: body.ownerKey,
-    agentToken: body.agentToken,
-    mcpUrl: body.mcpUrl,
-    pairingCode: body.pairingCode,
-  };
 }
 
 async function channelState(ch: Channel) {
@@ -228,7 +197,7 @@ describe("the bridge relays a page's WebMCP tools to the user's agent", () => {
     });
 
   it("a demo page pairs through its widget, and the agent's add-stamp runs the page's addStamp after approval", async () => {
-    const ch = await createChannel();
+    const ch = await createChannel("bridge e2e");
     const page = await open("/stamps.html");
     expect(await status(page)).toBe("unpaired");
     await expect.poll(() => widget(page).getByRole("status").textContent()).toContain("Not connected");
@@ -279,7 +248,7 @@ describe("the bridge relays a page's WebMCP tools to the user's agent", () => {
   });
 
   it("every demo page offers the agent exactly the tools its manifest lists, with its schemas and hints", async () => {
-    const ch = await createChannel();
+    const ch = await createChannel("bridge e2e");
     const agent = await agentFor(ch);
     let previous: Page | undefined;
     for (const path of [
@@ -325,7 +294,7 @@ describe("the bridge relays a page's WebMCP tools to the user's agent", () => {
   });
 
   it("the user denies, approves, or always allows a call that changes the page, by clicking the dialog", async () => {
-    const ch = await createChannel();
+    const ch = await createChannel("bridge e2e");
     const page = await open("/stamps.html");
     await pairThroughWidget(page, ch.pairingCode);
     const agent = await agentFor(ch);
@@ -364,7 +333,7 @@ describe("the bridge relays a page's WebMCP tools to the user's agent", () => {
   });
 
   it("get-dresses is read-only and runs without a dialog; buyProduct also asks through the page's own confirm()", async () => {
-    const ch = await createChannel();
+    const ch = await createChannel("bridge e2e");
     const page = await open("/shop.html");
     await pairThroughWidget(page, ch.pairingCode);
     const agent = await agentFor(ch);
@@ -402,7 +371,7 @@ describe("the bridge relays a page's WebMCP tools to the user's agent", () => {
   });
 
   it("opening the template editor adds edit-design and the agent is told; closing the editor removes it", async () => {
-    const ch = await createChannel();
+    const ch = await createChannel("bridge e2e");
     const page = await open("/templates.html");
     await pairThroughWidget(page, ch.pairingCode);
     const agent = await agentFor(ch);
@@ -430,7 +399,7 @@ describe("the bridge relays a page's WebMCP tools to the user's agent", () => {
   });
 
   it("the reading list (document.modelContext) returns values the bridge turns into MCP results, and aborting its signal unregisters tools", async () => {
-    const ch = await createChannel();
+    const ch = await createChannel("bridge e2e");
     const page = await open("/reading.html");
     await pairThroughWidget(page, ch.pairingCode);
     const agent = await agentFor(ch);
@@ -474,7 +443,7 @@ describe("the bridge relays a page's WebMCP tools to the user's agent", () => {
   });
 
   it("the declarative booking form is a tool: the agent's call fills it in and submits it", async () => {
-    const ch = await createChannel();
+    const ch = await createChannel("bridge e2e");
     const page = await open("/booking.html");
     await pairThroughWidget(page, ch.pairingCode);
     const agent = await agentFor(ch);
@@ -490,7 +459,7 @@ describe("the bridge relays a page's WebMCP tools to the user's agent", () => {
   });
 
   it("results that cannot travel as they are still reach the agent, as results or as errors that say why", async () => {
-    const ch = await createChannel();
+    const ch = await createChannel("bridge e2e");
     const page = await open("/");
     await pairThroughWidget(page, ch.pairingCode);
     await page.evaluate(async () => {
@@ -544,7 +513,7 @@ describe("the bridge relays a page's WebMCP tools to the user's agent", () => {
   });
 
   it("a call the hub times out aborts the tool's signal in the page", async () => {
-    const ch = await createChannel();
+    const ch = await createChannel("bridge e2e");
     const page = await open("/");
     await pairThroughWidget(page, ch.pairingCode);
     await page.evaluate(() =>
@@ -580,7 +549,7 @@ describe("the bridge relays a page's WebMCP tools to the user's agent", () => {
   });
 
   it("two tabs of one origin offer one tool, served by the tab used last; closing it mid-call fails the call at once and the other tab serves the next", async () => {
-    const ch = await createChannel();
+    const ch = await createChannel("bridge e2e");
     const first = await open("/stamps.html");
     await pairThroughWidget(first, ch.pairingCode);
     const second = await open("/stamps.html");
@@ -625,7 +594,7 @@ describe("the bridge relays a page's WebMCP tools to the user's agent", () => {
   });
 
   it("navigating away mid-call fails the call with a message saying so", async () => {
-    const ch = await createChannel();
+    const ch = await createChannel("bridge e2e");
     const page = await open("/stamps.html");
     await pairThroughWidget(page, ch.pairingCode);
     const agent = await agentFor(ch);
@@ -650,7 +619,7 @@ describe("the bridge relays a page's WebMCP tools to the user's agent", () => {
   });
 
   it("an agent's cancellation reaches the tab: the approval dialog closes", async () => {
-    const ch = await createChannel();
+    const ch = await createChannel("bridge e2e");
     const page = await open("/stamps.html");
     await pairThroughWidget(page, ch.pairingCode);
     const agent = await agentFor(ch);
@@ -672,7 +641,7 @@ describe("the bridge relays a page's WebMCP tools to the user's agent", () => {
   });
 
   it("the tab reconnects by itself after the hub drops its socket, and its tools come back", async () => {
-    const ch = await createChannel();
+    const ch = await createChannel("bridge e2e");
     const servers: WebSocketRoute[] = [];
     const page = await open("/stamps.html", (p) =>
       p.routeWebSocket(/\/relay\//, (ws) => {
@@ -711,7 +680,7 @@ describe("the bridge relays a page's WebMCP tools to the user's agent", () => {
   });
 
   it("a revoked token sends every tab of the origin back to unpaired and is forgotten", async () => {
-    const ch = await createChannel();
+    const ch = await createChannel("bridge e2e");
     const page = await open("/stamps.html");
     await pairThroughWidget(page, ch.pairingCode);
     const other = await open("/shop.html");
@@ -732,7 +701,7 @@ describe("the bridge relays a page's WebMCP tools to the user's agent", () => {
   });
 
   it("a page whose stored pairing was revoked while it was closed is told why at once, in band", async () => {
-    const ch = await createChannel();
+    const ch = await createChannel("bridge e2e");
     const first = await open("/stamps.html");
     await pairThroughWidget(first, ch.pairingCode);
     const [provider] = (await channelState(ch)).providers;
@@ -756,7 +725,7 @@ describe("the bridge relays a page's WebMCP tools to the user's agent", () => {
   });
 
   it("a wrong code leaves the tab unpaired with the hub's message; Disconnect forgets the pairing and the tools go away", async () => {
-    const ch = await createChannel();
+    const ch = await createChannel("bridge e2e");
     const page = await open("/stamps.html");
     const input = widget(page).getByLabel("Pairing code");
     await input.fill("ZZZZ-ZZZZ");
@@ -783,7 +752,7 @@ describe("the bridge relays a page's WebMCP tools to the user's agent", () => {
   });
 
   it("pair() and statuschange are scriptable: window.webmcpHub pairs without the widget", async () => {
-    const ch = await createChannel();
+    const ch = await createChannel("bridge e2e");
     const page = await open("/");
     const result = await page.evaluate(async (code) => {
       const seen: string[] = [];

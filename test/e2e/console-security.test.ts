@@ -9,6 +9,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import WebSocket from "ws";
 import { launchBrowser, type E2EBrowser } from "./browser.js";
+import { createChannelInUi } from "./hub-api.js";
 
 const hubUrl = inject("hubUrl");
 const demoHost = inject("demoHost");
@@ -44,21 +45,6 @@ async function watchedPage(browser: E2EBrowser): Promise<{ page: Page; errors: s
 const violations = (page: Page) => page.evaluate(() => window.cspViolations);
 
 /** Creates a channel through the console's own form; the browser keeps its owner key. */
-async function createChannelInUi(page: Page, name: string) {
-  await page.goto(`${hubUrl}/channels`);
-  await page.getByLabel("Name", { exact: true }).fill(name);
-  await Promise.all([
-    page.waitForURL(/\/channels\/[^/?]+/),
-    page.getByRole("button", { name: "Create channel" }).click(),
-  ]);
-  const id = decodeURIComponent(new URL(page.url()).pathname.split("/").pop()!);
-  await poll(() => page.locator("#owner-key").textContent()).toMatch(/^who_/);
-  return {
-    id,
-    ownerKey: (await page.locator("#owner-key").textContent())!,
-    agentToken: (await page.locator("#agent-token").textContent())!,
-  };
-}
 
 /** Serves one HTML page from another origin (its own loopback port). */
 async function otherOrigin(html: string): Promise<{ url: string; close(): Promise<void> }> {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Page } from "playwright-core";
 import type { ManifestTool } from "../../src/protocol/index.js";
 import { launchBrowser, PHONE, type E2EBrowser } from "./browser.js";
+import { createChannelInUi } from "./hub-api.js";
 
 const hubUrl = inject("hubUrl");
 const demoHost = inject("demoHost");
@@ -22,20 +23,6 @@ const squash = (text: string | null | undefined) => (text ?? "").replace(/\s+/g,
 async function getJson<T = any>(path: string, init: RequestInit = {}): Promise<{ status: number; body: T }> {
   const res = await fetch(hubUrl + path, init);
   return { status: res.status, body: (await res.json()) as T };
-}
-
-async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined | false>,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 /** A local origin whose owner the test plays: it serves the ownership token once told to. */
@@ -135,25 +122,6 @@ async function tabTo(page: Page, selector: string, max = 60): Promise<void> {
     if (await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return;
   }
   throw new Error(`${selector} cannot be reached with Tab`);
-}
-
-async function createChannelInUi(
-  page: Page,
-  name: string,
-): Promise<{ id: string; agentToken: string; pairingCode: string }> {
-  await page.goto(`${hubUrl}/channels`);
-  await page.getByLabel("Name", { exact: true }).fill(name);
-  await Promise.all([
-    page.waitForURL(/\/channels\/[^/?]+/),
-    page.getByRole("button", { name: "Create channel" }).click(),
-  ]);
-  const id = decodeURIComponent(new URL(page.url()).pathname.split("/").pop()!);
-  await poll(() => page.locator("#agent-token").textContent()).toMatch(/^wha_/);
-  return {
-    id,
-    agentToken: (await page.locator("#agent-token").textContent())!,
-    pairingCode: (await page.locator("#pair-code").textContent())!,
-  };
 }
 
 describe("the dashboard in Chromium", () => {

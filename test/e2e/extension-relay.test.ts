@@ -14,6 +14,7 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, test } from "vitest";
 import { SCREENSHOT_DIR, launchWithExtension, type ExtensionBrowser } from "./browser.js";
+import { api, createChannel, type Channel } from "./hub-api.js";
 
 const hubUrl = inject("hubUrl");
 
@@ -151,44 +152,10 @@ const PAGES: Record<string, string> = {
   "/native.html": NATIVE_PAGE,
 };
 
-interface Channel {
-  id: string;
-  name: string;
-  ownerKey: string;
-  agentToken: string;
-  mcpUrl: string;
-  pairingCode: string;
-}
-
 interface ToolResult {
   content: { type: string; text?: string }[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
-}
-
-async function api(path: string, init: { method?: string; json?: unknown; token?: string } = {}) {
-  const res = await fetch(hubUrl + path, {
-    method: init.method ?? "GET",
-    headers: {
-      ...(init.json !== undefined ? { "content-type": "application/json" } : {}),
-      ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
-    },
-    body: init.json === undefined ? undefined : JSON.stringify(init.json),
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
-
-async function createChannel(name: string): Promise<Channel> {
-  const { status, body } = await api("/api/channels", { method: "POST", json: { name } });
-  expect(status).toBe(201);
-  return {
-    id: body.channel.id,
-    name,
-    ownerKey: body.ownerKey,
-    agentToken: body.agentToken,
-    mcpUrl: body.mcpUrl,
-    pairingCode: body.pairingCode,
-  };
 }
 
 /** The agent: an MCP SDK client on the channel's MCP URL, counting `notifications/tools/list_changed`. */

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import type { BrowserContext, Page, Worker } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
 import { SCREENSHOT_DIR, launchWithExtension, type ExtensionBrowser } from "./browser.js";
+import { createChannel, type Channel } from "./hub-api.js";
 
 const TOOL_PAGE = `<!doctype html><title>stamps</title><script>
 navigator.modelContext.registerTool({
@@ -93,24 +94,6 @@ async function popupOver(tabUrl: string): Promise<{ page: Page; errors: string[]
   await expect.poll(() => page.getByRole("heading", { name: "This site" }).isVisible()).toBe(true);
   await page.bringToFront();
   return { page, errors };
-}
-
-interface Channel {
-  id: string;
-  pairingCode: string;
-  ownerKey: string;
-  agentToken: string;
-}
-
-async function createChannel(name: string): Promise<Channel> {
-  const res = await fetch(`${hubUrl}/api/channels`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ name }),
-  });
-  expect(res.status).toBe(201);
-  const body = (await res.json()) as { channel: { id: string } } & Omit<Channel, "id">;
-  return { ...body, id: body.channel.id };
 }
 
 /** A request to the service worker, as the extension's pages send it (the worker's own debugging hook). */
