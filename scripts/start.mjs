@@ -115,6 +115,10 @@ webmcp-hub is running.
     Capability URL   ${channel.mcpCapabilityUrl}  (for clients that take only a URL)
     Owner key        ${channel.ownerKey}  (new pairing codes: POST ${stack.hub.url}/api/channels/${channel.channelId}/pairing-codes)
 
+  Browser extension  load dist/extension/ unpacked (chrome://extensions, Developer mode, Load unpacked). Its hub is
+                     http://localhost:8787 unless built with WEBMCP_HUB_URL${localhost(urls.dashboard) === "http://localhost:8787/" ? "" : `: set Hub URL to ${localhost(urls.dashboard).slice(0, -1)} in its popup`};
+                     pair it with a code (above, or a new one in the channel console) or at ${localhost(urls.dashboard)}extension/connect.
+
   The secrets above are shown once; a new channel is created on every start.
 
 Press Ctrl-C to stop. Requests are logged below.
