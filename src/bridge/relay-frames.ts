@@ -2,9 +2,9 @@
 // extension's service worker (one socket per shared tab): registered tools as the hub's ToolDescriptors,
 // within the hub's limits, and result frames that never exceed the frame limit. Values mirror LIMITS and
 // TOOL_NAME_PATTERN in src/protocol (values only: the bridge imports no zod; the hub re-validates every frame).
-import type { ProviderFrame, ToolsFrame } from "../protocol/frames.js";
+import type { LiveTool, ProviderFrame, ToolsFrame } from "../protocol/frames.js";
 import { exceedsUtf8Bytes, utf8ByteLength } from "../protocol/measure.js";
-import type { ToolAnnotations, ToolDescriptor } from "../protocol/tool.js";
+import type { ToolAnnotations } from "../protocol/tool.js";
 import { errorResult } from "./results.js";
 
 export const RELAY_SUBPROTOCOL = "webmcp-hub.v1";
@@ -34,10 +34,12 @@ export interface ToolDefinition {
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown> | undefined;
   annotations?: Record<string, unknown> | undefined;
+  /** Set for a tool registered in one of the tab's frames: that frame's origin (relayed in `_meta`). */
+  frameOrigin?: string | undefined;
 }
 
 /** A tool as the hub's ToolDescriptor, or null when the hub would refuse it (name or description). */
-export function toDescriptor(tool: ToolDefinition): ToolDescriptor | null {
+export function toDescriptor(tool: ToolDefinition): LiveTool | null {
   if (!TOOL_NAME.test(tool.name) || !tool.description || tool.description.length > DESCRIPTION_MAX)
     return null;
   const annotations: ToolAnnotations = {};
@@ -52,6 +54,7 @@ export function toDescriptor(tool: ToolDefinition): ToolDescriptor | null {
     inputSchema: tool.inputSchema,
     ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
     annotations,
+    ...(tool.frameOrigin ? { frameOrigin: tool.frameOrigin } : {}),
   };
 }
 
@@ -70,7 +73,7 @@ export interface ToolsFrameText {
  */
 export function toolsFrameText(tools: Iterable<ToolDefinition>): ToolsFrameText {
   const warnings: string[] = [];
-  const descriptors: ToolDescriptor[] = [];
+  const descriptors: LiveTool[] = [];
   for (const tool of tools) {
     const descriptor = toDescriptor(tool);
     if (descriptor) descriptors.push(descriptor);

@@ -23,10 +23,24 @@ export const HelloFrameSchema = z.object({
   version: z.string().max(32),
 });
 
+/**
+ * A tool as a tab offers it live: a ToolDescriptor, plus, for a tool registered by a document in one of the
+ * tab's frames rather than the top-level document, that frame's origin (as the browser reported it to the
+ * page's bridge). Informational: the tab's label stays its paired top-level origin; agents see it in `_meta`.
+ */
+export const LiveToolSchema = ToolDescriptorSchema.extend({
+  frameOrigin: z
+    .string()
+    .max(2048)
+    .regex(/^https?:\/\/[^/?#\s]+$/, "an http(s) origin, such as https://widget.example")
+    .optional(),
+});
+export type LiveTool = z.infer<typeof LiveToolSchema>;
+
 export const ToolsFrameSchema = z.object({
   type: z.literal("tools"),
   tools: z
-    .array(ToolDescriptorSchema)
+    .array(LiveToolSchema)
     .max(LIMITS.toolsPerProvider, `a provider offers at most ${LIMITS.toolsPerProvider} tools`),
 });
 

@@ -18,6 +18,35 @@ describe("calling a provider's tool through the channel", () => {
     await agent.close();
   });
 
+  it("a tool from one of a tab's frames carries the frame's origin in _meta; a bad one is refused", async () => {
+    const ch = await createChannel();
+    const origin = "https://shop.example";
+    const provider = await connectProvider(ch, { kind: "tab", origin, tools: [echoTool()] });
+    const agent = await connectAgent(ch);
+    let changed = 0;
+    agent.setNotificationHandler("notifications/tools/list_changed", () => {
+      changed++;
+    });
+    await agent.listTools();
+    const framed = { ...echoTool("framed"), frameOrigin: "https://widget.example:8443" };
+    provider.send({ type: "tools", tools: [echoTool(), framed] });
+    for (let i = 0; i < 50 && changed === 0; i++) await settle(20);
+    const { tools } = await agent.listTools();
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    expect(byName.get("framed")).not.toHaveProperty("frameOrigin");
+    expect(byName.get("framed")!._meta?.["webmcp-hub/provider"]).toMatchObject({
+      kind: "tab",
+      origin,
+      frameOrigin: "https://widget.example:8443",
+    });
+    expect(byName.get("echo")!._meta?.["webmcp-hub/provider"]).not.toHaveProperty("frameOrigin");
+    // Not an origin: the frame is refused as malformed and the last good tools stay.
+    provider.send({ type: "tools", tools: [{ ...framed, frameOrigin: "javascript:alert(1)" }] });
+    await settle(100);
+    expect((await agent.listTools()).tools.map((t) => t.name).sort()).toEqual(["echo", "framed"]);
+    await agent.close();
+  });
+
   it("sends list_changed when a provider's tools change", async () => {
     const ch = await createChannel();
     const provider = await connectProvider(ch, { tools: [echoTool()] });

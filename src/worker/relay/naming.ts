@@ -2,7 +2,13 @@
 // when providers collide, every colliding tool becomes `<label>__<name>`, so no provider silently captures
 // another's calls. Tabs of one origin are one provider group: their same-named tools are one tool, routed
 // to the most recently active tab.
-import { LIMITS, shortHash, toStrictToolName, type ToolDescriptor } from "../../protocol/index.js";
+import {
+  LIMITS,
+  shortHash,
+  toStrictToolName,
+  type LiveTool,
+  type ToolDescriptor,
+} from "../../protocol/index.js";
 
 export interface ProviderState {
   id: string;
@@ -15,7 +21,7 @@ export interface ProviderState {
   page: { url: string | null; title: string } | null;
   connectedAt: number;
   lastActiveAt: number;
-  tools: ToolDescriptor[];
+  tools: LiveTool[];
 }
 
 export interface ExposedTool {
@@ -91,7 +97,7 @@ export function exposeTools(providers: ProviderState[], strict: boolean): Map<st
       // A prefixed name could still equal another tool's own name; keep every exposed name unique.
       for (let n = 2; exposed.has(name); n++) name = fitName(`${label}-${n}__${baseName}`, strict);
       const lead = offer.providers[0]!;
-      const source = lead.tools.find((t) => t.name === offer.originalName)!;
+      const { frameOrigin, ...source } = lead.tools.find((t) => t.name === offer.originalName)!;
       exposed.set(name, {
         name,
         originalName: offer.originalName,
@@ -105,6 +111,7 @@ export function exposeTools(providers: ProviderState[], strict: boolean): Map<st
               origin: lead.origin,
               originalName: offer.originalName,
               providerId: lead.id,
+              ...(frameOrigin && { frameOrigin }),
             },
           },
         },

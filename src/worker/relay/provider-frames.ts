@@ -18,7 +18,7 @@ import {
   type CallFrame,
   type HubFrame,
   type ProviderFrame,
-  type ToolDescriptor,
+  type LiveTool,
 } from "../../protocol/index.js";
 
 /** Levels a provider frame adds around its payload (frame → tools → tool → inputSchema; frame → result →
@@ -152,8 +152,8 @@ export function callFrameFits(frame: CallFrame): boolean {
 }
 
 /** A tools frame's tools the hub relays, and why each other one is refused (duplicate, unusable schema). */
-export function acceptTools(tools: ToolDescriptor[]): { accepted: ToolDescriptor[]; refused: string[] } {
-  const accepted: ToolDescriptor[] = [];
+export function acceptTools(tools: LiveTool[]): { accepted: LiveTool[]; refused: string[] } {
+  const accepted: LiveTool[] = [];
   const refused: string[] = [];
   const seen = new Set<string>();
   for (const tool of tools) {

@@ -7,7 +7,7 @@ import {
   RELAY_SUBPROTOCOL,
   type HelloFrame,
   type ProviderAttachment,
-  type ToolDescriptor,
+  type LiveTool,
 } from "../../protocol/index.js";
 import { displayText, sameOriginPageUrl } from "./display-text.js";
 import type { ProviderState } from "./naming.js";
@@ -115,7 +115,7 @@ export class ProviderStore {
   }
 
   /** Replaces a provider's tools; says whether they differ from what it offered before. */
-  setTools(provider: ProviderState, tools: ToolDescriptor[], now: number): boolean {
+  setTools(provider: ProviderState, tools: LiveTool[], now: number): boolean {
     const before = JSON.stringify(provider.tools);
     provider.tools = tools;
     provider.lastActiveAt = now;
@@ -176,7 +176,7 @@ export class ProviderStore {
         page: row.page ? (JSON.parse(String(row.page)) as ProviderState["page"]) : null,
         connectedAt: Number(row.connected_at),
         lastActiveAt: Number(row.last_active_at),
-        tools: JSON.parse(String(row.tools)) as ToolDescriptor[],
+        tools: JSON.parse(String(row.tools)) as LiveTool[],
       });
     }
   }
