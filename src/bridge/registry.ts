@@ -27,6 +27,8 @@ export interface RegisteredTool {
   annotations: ToolAnnotations;
   execute: (input: Record<string, unknown>, client: ToolClient) => unknown;
   source: ToolSource;
+  /** Set for a tool that lives in one of the tab's frames, not this document: that frame's origin. */
+  frameOrigin?: string;
 }
 
 /** Fired (batched to one per microtask) whenever the set of tools changes. */
