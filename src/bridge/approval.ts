@@ -4,6 +4,9 @@
 // agent's software calls itself is shown only as secondary text marked self-declared: any client can claim
 // any name. It is a modal <dialog> in the widget's shadow root; one at a time, in the order the calls
 // arrived. Untrusted text (labels, the client's name, arguments) is only ever textContent.
+// The dialog (askApproval) is part of /bridge-ui.js (ui.ts), loaded when a call first needs approval; the
+// rest (the request's shape, AlwaysAllowed) is in /bridge.js with the relay client. Nothing here runs when
+// the module loads, so the bundler leaves the dialog out of /bridge.js.
 
 export type ApprovalDecision = "approve" | "deny" | "always";
 
@@ -20,7 +23,8 @@ export interface ApprovalRequest {
   signal: AbortSignal;
 }
 
-let queue: Promise<unknown> = Promise.resolve();
+/** The last dialog's answer: the next one waits for it (none yet: undefined). */
+let queue: Promise<unknown> | undefined;
 
 function el<K extends keyof HTMLElementTagNameMap>(
   tag: K,
@@ -35,7 +39,7 @@ function el<K extends keyof HTMLElementTagNameMap>(
 
 /** Shows the dialog in `root` once the dialogs before it are answered; resolves with the user's choice. */
 export function askApproval(root: ShadowRoot, req: ApprovalRequest): Promise<ApprovalDecision> {
-  const answer = queue.then(() => show(root, req));
+  const answer = (queue ?? Promise.resolve()).then(() => show(root, req));
   queue = answer.catch(() => {});
   return answer;
 }

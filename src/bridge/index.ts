@@ -3,13 +3,13 @@
 // loaded from (relay-client.ts), defines <webmcp-hub-widget>, and exposes window.webmcpHub:
 // pair(code) → Promise<{channelId}>, disconnect(), status ("unpaired" | "connecting" | "connected", or
 // "extension" when the webmcp-hub browser extension relays the page and the bridge stands aside) and a
-// `statuschange` event. Only in secure contexts, and only once per page.
-import { askApproval } from "./approval.js";
+// `statuschange` event. Only in secure contexts, and only once per page. The widget's face and the approval
+// dialog load from the same hub when first shown (/bridge-ui.js; ui-loader.ts).
 import { extensionPresent } from "./extension-mark.js";
 import { installWebMcp } from "./install.js";
 import { registry } from "./registry.js";
 import { RelayClient } from "./relay-client.js";
-import { defineWidget, widgetRoot } from "./widget.js";
+import { defineWidget, uiLoader, widgetRoot } from "./ui-loader.js";
 
 declare global {
   interface Window {
@@ -38,16 +38,27 @@ if (!window.isSecureContext) {
   );
 } else if (!window.webmcpHub) {
   installWebMcp();
+  const origin = hubOrigin();
+  const ui = uiLoader(origin);
   const hub = new RelayClient({
-    hubOrigin: hubOrigin(),
+    hubOrigin: origin,
     registry,
     storage: storage(),
     // The webmcp-hub extension installed WebMCP before this script and relays the page itself.
     viaExtension: extensionPresent(),
-    approve: (request) => askApproval(widgetRoot(), request),
+    // No dialog, no approval: the call is not run, and the agent is told why.
+    approve: (request) =>
+      ui().then(
+        (m) => m.askApproval(widgetRoot(), request),
+        (e: unknown) => {
+          throw new Error(
+            `The approval dialog could not load, so ${request.tool} was not run: ${(e as Error).message}.`,
+          );
+        },
+      ),
   });
   window.webmcpHub = hub;
-  defineWidget(hub);
+  defineWidget(hub, ui);
   addEventListener("pagehide", () => hub.pageHidden());
   addEventListener("pageshow", (e) => e.persisted && hub.pageShown());
   addEventListener("focus", () => hub.pageActive());

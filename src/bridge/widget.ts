@@ -1,10 +1,10 @@
-// <webmcp-hub-widget>: the pairing widget a site places in its page (the bridge adds one when the page has
-// none and a dialog must be shown). Open shadow root, plain form controls so the keyboard works as usual:
+// <webmcp-hub-widget>'s face: the pairing widget a site places in its page (the bridge adds one when the page
+// has none and a dialog must be shown). Open shadow root, plain form controls so the keyboard works as usual:
 // type the pairing code and press Enter; the status line is a live region; Disconnect forgets the token.
-// The approval dialog (approval.ts) is shown in this shadow root too.
+// The approval dialog (approval.ts) is shown in this shadow root too, styled by this widget's <style>.
+// This module is part of /bridge-ui.js (ui.ts), loaded when a widget first connects; /bridge.js defines the
+// element itself at once (ui-loader.ts), so the tag and its open shadow root exist synchronously.
 import type { HubStatus } from "./relay-client.js";
-
-export const WIDGET_TAG = "webmcp-hub-widget";
 
 /** What the widget needs from the bridge (window.webmcpHub plus a tool count and the last problem). */
 export interface WidgetHub extends EventTarget {
@@ -35,80 +35,71 @@ const HTML = `<style>${STYLE}</style><div class="w" role="group" aria-label="web
  autocapitalize="characters" maxlength="16" placeholder="ABCD-EFGH" required><button>Pair</button></form>
 <button type="button" class="d">Disconnect</button><p class="err" role="alert"></p></div>`;
 
-/** Defines <webmcp-hub-widget> for `hub` (once per page). */
-export function defineWidget(hub: WidgetHub): void {
-  if (customElements.get(WIDGET_TAG)) return;
-
-  class WebMcpHubWidget extends HTMLElement {
-    private readonly root = this.attachShadow({ mode: "open" });
-    private readonly render = () => this.update();
-    private pairing = false;
-
-    constructor() {
-      super();
-      this.root.innerHTML = HTML;
-      const form = this.root.querySelector("form")!;
-      const input = this.root.querySelector("input")!;
-      form.addEventListener("submit", (e) => {
-        e.preventDefault();
-        if (this.pairing) return;
-        this.pairing = true;
-        this.update();
-        hub
-          .pair(input.value)
-          .then(() => (input.value = ""))
-          .catch(() => input.focus())
-          .finally(() => {
-            this.pairing = false;
-            this.update();
-          });
-      });
-      this.root.querySelector(".d")!.addEventListener("click", () => {
-        hub.disconnect();
-        input.focus();
-      });
-    }
-
-    connectedCallback(): void {
-      hub.addEventListener("statuschange", this.render);
-      hub.addEventListener("toolschange", this.render);
-      this.update();
-    }
-
-    disconnectedCallback(): void {
-      hub.removeEventListener("statuschange", this.render);
-      hub.removeEventListener("toolschange", this.render);
-    }
-
-    private update(): void {
-      const $ = (s: string) => this.root.querySelector<HTMLElement>(s)!;
-      const host = new URL(hub.hubOrigin).host;
-      const n = hub.toolCount;
-      $(".s").textContent = this.pairing
-        ? `Pairing with ${host}…`
-        : hub.status === "extension"
-          ? "This page's tools are shared through the webmcp-hub browser extension: pair and allow sites in its popup."
-          : hub.status === "connected"
-            ? `Connected to ${host}: your agent can use ${n} tool${n === 1 ? "" : "s"} of this page.`
-            : hub.status === "connecting"
-              ? `Connecting to ${host}…`
-              : `Not connected. Enter a pairing code from ${host} to let your agent use this page's tools.`;
-      $("form").hidden = hub.status !== "unpaired";
-      $(".d").hidden = hub.status === "unpaired" || hub.status === "extension";
-      this.root.querySelector("form button")!.toggleAttribute("disabled", this.pairing);
-      $(".err").textContent = hub.problem;
-    }
-  }
-
-  customElements.define(WIDGET_TAG, WebMcpHubWidget);
+/** What a widget element does when it joins or leaves the document. */
+export interface WidgetView {
+  connect(): void;
+  disconnect(): void;
 }
 
-/** The shadow root of the page's first widget; one is added at the end of <body> if there is none. */
-export function widgetRoot(): ShadowRoot {
-  let widget = document.querySelector(WIDGET_TAG);
-  if (!widget?.shadowRoot) {
-    widget = document.createElement(WIDGET_TAG);
-    document.body.append(widget);
-  }
-  return widget.shadowRoot!;
+/**
+ * Renders the widget into `root` (once per element). Its nodes go before whatever the root holds already:
+ * an approval dialog may have been put there first.
+ */
+export function widgetView(root: ShadowRoot, hub: WidgetHub): WidgetView {
+  const template = document.createElement("template");
+  template.innerHTML = HTML;
+  root.prepend(template.content);
+  const $ = (s: string) => root.querySelector<HTMLElement>(s)!;
+  const form = $("form");
+  const input = root.querySelector("input")!;
+  let pairing = false;
+
+  const update = (): void => {
+    const host = new URL(hub.hubOrigin).host;
+    const n = hub.toolCount;
+    $(".s").textContent = pairing
+      ? `Pairing with ${host}…`
+      : hub.status === "extension"
+        ? "This page's tools are shared through the webmcp-hub browser extension: pair and allow sites in its popup."
+        : hub.status === "connected"
+          ? `Connected to ${host}: your agent can use ${n} tool${n === 1 ? "" : "s"} of this page.`
+          : hub.status === "connecting"
+            ? `Connecting to ${host}…`
+            : `Not connected. Enter a pairing code from ${host} to let your agent use this page's tools.`;
+    form.hidden = hub.status !== "unpaired";
+    $(".d").hidden = hub.status === "unpaired" || hub.status === "extension";
+    $("form button").toggleAttribute("disabled", pairing);
+    $(".err").textContent = hub.problem;
+  };
+
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    if (pairing) return;
+    pairing = true;
+    update();
+    hub
+      .pair(input.value)
+      .then(() => (input.value = ""))
+      .catch(() => input.focus())
+      .finally(() => {
+        pairing = false;
+        update();
+      });
+  });
+  $(".d").addEventListener("click", () => {
+    hub.disconnect();
+    input.focus();
+  });
+
+  return {
+    connect() {
+      hub.addEventListener("statuschange", update);
+      hub.addEventListener("toolschange", update);
+      update();
+    },
+    disconnect() {
+      hub.removeEventListener("statuschange", update);
+      hub.removeEventListener("toolschange", update);
+    },
+  };
 }

@@ -125,6 +125,20 @@ describe("static files", () => {
     expect(res.headers.get("content-security-policy")).toBeNull();
     await res.body?.cancel();
   });
+
+  it("lets any site's page import /bridge-ui.js, the bridge's UI, as a module (CORS)", async () => {
+    const res = await api("/bridge-ui.js", { headers: { origin: "https://shop.example" } });
+    expect(res.status).toBe(200);
+    // Module scripts are refused unless served as JavaScript.
+    expect(res.headers.get("content-type")).toMatch(/javascript/);
+    expectCommon(res);
+    // import() fetches in CORS mode: without `*` the page's import fails.
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    expect(res.headers.get("cross-origin-resource-policy")).toBe("cross-origin");
+    expect(res.headers.get("x-frame-options")).toBeNull();
+    expect(res.headers.get("content-security-policy")).toBeNull();
+    expect(await res.text()).toMatch(/\bexport\s*\{/);
+  });
 });
 
 describe("API and MCP endpoints", () => {
