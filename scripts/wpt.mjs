@@ -62,12 +62,19 @@ const TYPES = {
 };
 
 function parseArgs(argv) {
-  const options = { dir: process.env.WPT_DIR || "/tmp/wpt", modes: ["bridge", "native"], only: "", json: "" };
+  const options = {
+    dir: process.env.WPT_DIR || "/tmp/wpt",
+    modes: ["bridge", "native"],
+    only: "",
+    json: "",
+    console: false,
+  };
   for (const arg of argv) {
     const [key, value = ""] = arg.split(/=(.*)/s);
     if (key === "--mode") options.modes = value === "both" ? ["bridge", "native"] : [value];
     else if (key === "--only") options.only = value;
     else if (key === "--json") options.json = value;
+    else if (key === "--console") options.console = true;
     else if (!arg.startsWith("--")) options.dir = arg;
     else throw new Error(`wpt: unknown option ${arg}`);
   }
@@ -231,7 +238,7 @@ function hookCompletion() {
   });
 }
 
-async function runMode(mode, files, state, executablePath) {
+async function runMode(mode, files, state, executablePath, showConsole) {
   state.inject = MODES[mode].inject;
   const browser = await chromium.launch({ executablePath, args: [...CHROMIUM_ARGS, ...MODES[mode].args] });
   const results = {};
@@ -240,6 +247,11 @@ async function runMode(mode, files, state, executablePath) {
       const context = await browser.newContext({ ignoreHTTPSErrors: true });
       await context.addInitScript(hookCompletion);
       const page = await context.newPage();
+      if (showConsole) {
+        const say = (text) => console.error(`    [${mode} ${file}] ${text}`);
+        page.on("console", (m) => say(`${m.type()}: ${m.text()}`));
+        page.on("pageerror", (e) => say(`pageerror: ${e.message}`));
+      }
       const scheme = /\.https\./.test(file) ? "https" : "http";
       const url = `${scheme}://${WPT_HOSTS.host}:${state.ports[0]}/${file}`;
       try {
@@ -311,7 +323,8 @@ async function main() {
   const server = await startServer(options.dir, state);
   const results = {};
   try {
-    for (const mode of options.modes) results[mode] = await runMode(mode, files, state, executablePath);
+    for (const mode of options.modes)
+      results[mode] = await runMode(mode, files, state, executablePath, options.console);
   } finally {
     await server.close();
   }

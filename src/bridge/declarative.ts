@@ -11,12 +11,18 @@
 // A call fills the controls (input and change fire where a value changes, as WPT checks), then
 // toolactivated fires, then: with `toolautosubmit` the form is submitted with requestSubmit() after
 // constraint validation (invalid fields fail the call, with their messages); without it the submit button
-// gets focus and the call waits for the user to submit. The submit event has `agentInvoked` (true) and
-// `respondWith(promise)` (only after preventDefault(), as the explainer says); the call's result is what
-// that promise gives, or null if the page did not respond (the form navigated, or the page handled it
-// without responding). Resetting the form before it is submitted, or changing or removing it before the
-// response, fails the call. Not done, as a polyfill cannot: the :tool-form-active / :tool-submit-active
-// pseudo-classes, and a navigated-to page's JSON-LD as the result (the call ends with the page).
+// gets focus and the call waits for the user to submit. That submit event (and only it) has `agentInvoked`
+// true and accepts `respondWith(promise)` (only after preventDefault(), as the explainer says). Both are
+// getters on SubmitEvent.prototype that look the event up, not properties set on it: page listeners on the
+// form or document may run before any listener of ours (Chromium does not always reach window first). The
+// call's result is what that promise gives, or null if the page did not respond (the form navigated, or the
+// page handled it without responding). Resetting the form before it is submitted, or changing or removing
+// it before the response, fails the call (no toolcancel: the site cancelled it, not the agent); a newer
+// call to the same form fails the older one. Not done, as a polyfill cannot: the :tool-form-active /
+// :tool-submit-active pseudo-classes (a stylesheet cannot name a pseudo-class the browser does not know,
+// and matches() throws on it); instead the form carries data-tool-form-active and its submit button
+// data-tool-submit-active while a call is running (from the fill until the call ends). Nor a navigated-to
+// page's JSON-LD as the result (the call ends with the page).
 import type { AddTool } from "./model-context.js";
 import type { ToolClient } from "./registry.js";
 
@@ -90,7 +96,24 @@ function set(el: Control, property: "value" | "checked", value: unknown): void {
   Object.getOwnPropertyDescriptor(type.prototype, property)?.set?.call(el, value);
 }
 
+/**
+ * What a script offers for :tool-form-active / :tool-submit-active (a page's stylesheet cannot name a
+ * pseudo-class the browser does not know): the form carries data-tool-form-active and its submit button
+ * data-tool-submit-active from the moment the agent fills it until the call ends.
+ */
+function markActive(form: HTMLFormElement, on: boolean): void {
+  const button = submitterOf(form);
+  for (const [el, name] of [
+    [form, "data-tool-form-active"],
+    [button, "data-tool-submit-active"],
+  ] as const) {
+    if (on) el?.setAttribute(name, "");
+    else el?.removeAttribute(name);
+  }
+}
+
 function fill(form: HTMLFormElement, input: Input): void {
+  markActive(form, true);
   for (const [name, group] of controlsOf(form)) {
     if (!(name in input)) continue;
     const value = input[name];
@@ -134,6 +157,75 @@ const submitterOf = (form: HTMLFormElement) =>
       (e.type === "submit" || e.type === "image"),
   );
 
+/** A call waiting for its form's submit event, then for the page's response. */
+interface Pending {
+  form: HTMLFormElement;
+  /** The event, once seen: by our listener, or by a page listener reading agentInvoked / respondWith. */
+  event?: Event;
+  response: unknown;
+  settle(event: Event): void;
+  /** Ends the call because a newer call to the same form took it over. */
+  supersede(): void;
+}
+/** The call each form is waiting on (one at a time: a newer call to the form fails the older one). */
+const waiting = new WeakMap<HTMLFormElement, Pending>();
+/** The agent's submit events, and the call each belongs to. */
+const agentEvents = new WeakMap<Event, Pending>();
+
+/**
+ * The call a submit event belongs to, if an agent's call was waiting for that form to be submitted. Bound
+ * on first sight (whichever listener sees the event first: the order of window, document and form listeners
+ * is not ours to rely on), and the call then stops waiting for another submit.
+ */
+function pendingOf(event: Event): Pending | undefined {
+  const known = agentEvents.get(event);
+  if (known) return known;
+  const form = event.target;
+  if (!(form instanceof HTMLFormElement) || event.type !== "submit") return undefined;
+  const pending = waiting.get(form);
+  if (!pending || pending.event) return undefined;
+  pending.event = event;
+  agentEvents.set(event, pending);
+  pending.settle(event);
+  return pending;
+}
+
+/**
+ * SubmitEvent.agentInvoked and respondWith() (the explainer's additions), on the prototype: the submit
+ * event is the browser's own, and page listeners may run before any listener of ours, so they are answered
+ * from pendingOf() rather than set on the event.
+ */
+function extendSubmitEvent(): void {
+  if ("agentInvoked" in SubmitEvent.prototype) return;
+  Object.defineProperties(SubmitEvent.prototype, {
+    agentInvoked: {
+      get(this: Event) {
+        return pendingOf(this) !== undefined;
+      },
+      configurable: true,
+      enumerable: true,
+    },
+    respondWith: {
+      value(this: Event, promise: unknown) {
+        const pending = pendingOf(this);
+        if (!pending)
+          throw new DOMException(
+            "Only a submit that an agent started can respondWith().",
+            "InvalidStateError",
+          );
+        if (!this.defaultPrevented)
+          throw new DOMException("Call preventDefault() before respondWith().", "InvalidStateError");
+        pending.response = promise;
+      },
+      configurable: true,
+      writable: true,
+    },
+  });
+}
+
+// Sees every submit, so a call learns its form was submitted even when no page listener asks.
+const onAnySubmit = (event: Event) => void pendingOf(event);
+
 /** Submits (or waits for the user to submit) and resolves with the page's respondWith() value or null. */
 function submit(
   form: HTMLFormElement,
@@ -145,40 +237,40 @@ function submit(
     new Error(`The form of the tool "${name}" was reset, changed or removed during the call.`);
   return new Promise((resolve, reject) => {
     const signals = [registration, client.signal];
+    const pending: Pending = {
+      form,
+      response: null,
+      supersede: () => {},
+      settle() {
+        form.removeEventListener("reset", stop); // Pages often reset a form once it is sent.
+        // A task later every submit listener has run (and said respondWith(), or not).
+        setTimeout(async () => {
+          let result: unknown;
+          try {
+            result = await pending.response;
+          } catch (e) {
+            return finish(() => reject(e));
+          }
+          if (registration.aborted || client.signal.aborted) return stop();
+          finish(() => resolve(result));
+        });
+      },
+    };
     const finish = (settle: () => void) => {
-      removeEventListener("submit", onSubmit, true);
+      if (waiting.get(form) === pending) {
+        waiting.delete(form);
+        markActive(form, false);
+      }
       form.removeEventListener("reset", stop);
       for (const s of signals) s.removeEventListener("abort", stop);
       settle();
     };
     const stop = () => finish(() => reject(client.signal.aborted ? client.signal.reason : gone()));
-    const onSubmit = (event: Event) => {
-      if (event.target !== form) return;
-      form.removeEventListener("reset", stop); // Pages often reset a form once it is sent.
-      let response: unknown = null;
-      Object.defineProperties(event, {
-        agentInvoked: { value: true },
-        respondWith: {
-          value(promise: unknown) {
-            if (!event.defaultPrevented)
-              throw new DOMException("Call preventDefault() before respondWith().", "InvalidStateError");
-            response = promise;
-          },
-        },
-      });
-      // A task later every submit listener has run.
-      setTimeout(async () => {
-        let result: unknown;
-        try {
-          result = await response;
-        } catch (e) {
-          return finish(() => reject(e));
-        }
-        if (registration.aborted || client.signal.aborted) return stop();
-        finish(() => resolve(result));
-      });
-    };
-    addEventListener("submit", onSubmit, true);
+    pending.supersede = () =>
+      finish(() => reject(new Error(`A newer call to the tool "${name}" took over its form.`)));
+    const older = waiting.get(form);
+    waiting.set(form, pending);
+    older?.supersede(); // After the set: the form stays marked active for this call.
     form.addEventListener("reset", stop);
     for (const s of signals) s.addEventListener("abort", stop);
     if (signals.some((s) => s.aborted)) return stop();
@@ -198,22 +290,9 @@ function submit(
 
 /** Registers the document's tool forms now and keeps them in step with the DOM. */
 export function watchDeclarativeTools(add: AddTool): void {
-  // What a submit that no agent started says (the explainer's SubmitEvent additions).
-  if (!("agentInvoked" in SubmitEvent.prototype)) {
-    Object.defineProperties(SubmitEvent.prototype, {
-      agentInvoked: { get: () => false, configurable: true },
-      respondWith: {
-        value() {
-          throw new DOMException(
-            "Only a submit that an agent started can respondWith().",
-            "InvalidStateError",
-          );
-        },
-        configurable: true,
-        writable: true,
-      },
-    });
-  }
+  extendSubmitEvent();
+  addEventListener("submit", onAnySubmit, true);
+  document.addEventListener("submit", onAnySubmit, true);
   const forms = new Map<HTMLFormElement, { key: string; controller: AbortController }>();
   const warned = new WeakMap<HTMLFormElement, string>();
   const scan = () => {

@@ -1,6 +1,7 @@
 // Declarative <form toolname> tools of /bridge.js in a real Chromium: the inputSchema from a form's
-// controls, autosubmit and respondWith, focus without autosubmit, validation, forms appearing, changing and
-// going, and aborts. The forms come from fixtures/bridge-spec-forms.html. Setup: bridge-spec-helpers.ts.
+// controls, autosubmit and respondWith (whatever order the page's submit listeners run in), focus without
+// autosubmit, validation, the data-tool-*-active marks standing in for the pseudo-classes, forms appearing,
+// changing and going, and aborts. The forms come from fixtures/bridge-spec-forms.html. Setup: bridge-spec-helpers.ts.
 import { readFile } from "node:fs/promises";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
@@ -139,20 +140,147 @@ describe("declarative <form toolname> tools", () => {
     ]);
   });
 
-  it("invalid fields fail the call with the browser's validation messages, and the form is not submitted", async () => {
+  it("fields the inputSchema cannot check fail the call with the browser's validation messages, and the form is not submitted", async () => {
+    // What the schema says (required, minimum…) executeTool checks first (a DataError); the form's own
+    // constraints beyond it (type=email, pattern) are the browser's, checked before an autosubmit.
+    const page = await open({
+      body: `<form id="join" toolname="join" tooldescription="Join the club" toolautosubmit>
+          <input name="mail" type="email"><input name="code" pattern="[a-z]+"><button>Join</button></form>`,
+    });
+    const seen = await page.evaluate(async () => {
+      const { modelContext: mc } = document as unknown as Doc;
+      let submitted = 0;
+      document.getElementById("join")!.addEventListener("submit", () => submitted++);
+      const tool = (await mc.getTools()).find((t) => t.name === "join")!;
+      return {
+        outcome: await (window as unknown as Win).outcome(
+          mc.executeTool(tool, { mail: "not an address", code: "ABC" }),
+        ),
+        submitted,
+        active: document.querySelectorAll("[data-tool-form-active], [data-tool-submit-active]").length,
+      };
+    });
+    expect(seen).toMatchObject({ submitted: 0, active: 0, outcome: { ok: false, name: "UnknownError" } });
+    const message = (seen.outcome as { message: string }).message;
+    expect(message).toMatch(/^The form was not submitted\. mail: [^:]+ code: [^:]+$/);
+  });
+
+  it("agentInvoked and respondWith() answer page listeners that run before the bridge's (document capture, the form itself), call after call; a submit no agent started has agentInvoked false and cannot respondWith()", async () => {
+    const page = await open({
+      body: `<iframe name="sink" hidden></iframe>
+        <form id="fruit" toolname="pick_fruit" tooldescription="Pick fruit" toolautosubmit target="sink" action="about:blank">
+          <select name="fruit" multiple><option>apple</option><option>pear</option></select>
+          <button id="pick">Pick</button></form>`,
+    });
+    const seen = await page.evaluate(async () => {
+      const { modelContext: mc } = document as unknown as Doc;
+      const form = document.getElementById("fruit") as HTMLFormElement;
+      type Submit = SubmitEvent & { agentInvoked: boolean; respondWith(p: Promise<unknown>): void };
+      const log: string[] = [];
+      document.addEventListener("submit", (e) => log.push(`document:${(e as Submit).agentInvoked}`), true);
+      form.addEventListener("submit", (e) => {
+        const event = e as Submit;
+        log.push(`form:${event.agentInvoked}`);
+        event.preventDefault();
+        try {
+          event.respondWith(Promise.resolve(`picked ${new FormData(form).getAll("fruit").join("+")}`));
+        } catch (error) {
+          log.push(`respondWith:${(error as DOMException).name}`);
+        }
+      });
+      const tool = (await mc.getTools()).find((t) => t.name === "pick_fruit")!;
+      const first = await mc.executeTool(tool, { fruit: ["apple"] });
+      const second = await mc.executeTool(tool, { fruit: ["apple", "pear"] });
+      const calls = log.splice(0);
+      form.requestSubmit(); // Not an agent's: no call is waiting for this form.
+      return { first, second, calls, byPage: log };
+    });
+    expect(seen).toEqual({
+      first: "picked apple",
+      second: "picked apple+pear",
+      calls: ["document:true", "form:true", "document:true", "form:true"],
+      byPage: ["document:false", "form:false", "respondWith:InvalidStateError"],
+    });
+  });
+
+  it("while a call runs its form carries data-tool-form-active and its submit button data-tool-submit-active, until the response, or until an abort (before toolcancel)", async () => {
     const page = await open({ body: forms });
     const seen = await page.evaluate(async () => {
       const { modelContext: mc } = document as unknown as Doc;
-      const tool = (await mc.getTools()).find((t) => t.name === "add-stamp")!;
+      const { nextEvent, outcome } = window as unknown as Win;
+      const marks = () =>
+        Array.from(document.querySelectorAll("[data-tool-form-active], [data-tool-submit-active]")).map(
+          (el) => `${el.id}:${el.hasAttribute("data-tool-form-active") ? "form" : "submit"}`,
+        );
+      const stamp = document.getElementById("stamp") as HTMLFormElement;
+      let duringSubmit: string[] = [];
+      stamp.addEventListener("submit", () => (duringSubmit = marks()), true);
+      const tools = await mc.getTools();
+      const before = marks();
+      await mc.executeTool(
+        tools.find((t) => t.name === "add-stamp")!,
+        { name: "Inverted Jenny", condition: "mint" },
+      );
+      const afterResponse = marks();
+      const controller = new AbortController();
+      const activated = nextEvent(window, "toolactivated");
+      const call = outcome(
+        mc.executeTool(
+          tools.find((t) => t.name === "search")!,
+          { q: "ship" },
+          { signal: controller.signal },
+        ),
+      );
+      await activated;
+      const waiting = marks();
+      // The call rejects first, then the tool's own signal aborts and toolcancel fires (as WPT orders them).
+      const cancelled = new Promise<string[]>((resolve) =>
+        window.addEventListener("toolcancel", () => resolve(marks()), { once: true }),
+      );
+      controller.abort();
+      const outcomeOfCall = await call;
+      const duringCancel = await cancelled;
       return {
-        outcome: await (window as unknown as Win).outcome(mc.executeTool(tool, { year: 1700 })),
-        submits: (window as unknown as Win).submits,
+        before,
+        duringSubmit,
+        afterResponse,
+        waiting,
+        outcomeOfCall,
+        duringCancel,
+        afterAbort: marks(),
       };
     });
-    expect(seen.submits).toEqual([]);
-    expect(seen.outcome).toMatchObject({ ok: false, name: "UnknownError" });
-    const message = (seen.outcome as { message: string }).message;
-    expect(message).toMatch(/^The form was not submitted\. name: [^:]+ year: [^:]+ condition: [^:]+$/);
+    expect(seen).toEqual({
+      before: [],
+      duringSubmit: ["stamp:form", ":submit"],
+      afterResponse: [],
+      waiting: ["search:form", "search-button:submit"],
+      outcomeOfCall: { ok: false, name: "AbortError", message: "signal is aborted without reason" },
+      duringCancel: [],
+      afterAbort: [],
+    });
+  });
+
+  it("a newer call to a form that waits for its submit fails the older call", async () => {
+    const page = await open({ body: forms });
+    const seen = await page.evaluate(async () => {
+      const { modelContext: mc } = document as unknown as Doc;
+      const { outcome } = window as unknown as Win;
+      const tool = (await mc.getTools()).find((t) => t.name === "search")!;
+      const older = outcome(mc.executeTool(tool, { q: "ship" }));
+      const newer = mc.executeTool(tool, { q: "bird" });
+      const olderOutcome = await older;
+      (document.getElementById("search-button") as HTMLButtonElement).click();
+      return { older: olderOutcome, newer: await newer };
+    });
+    expect(seen).toEqual({
+      older: {
+        ok: false,
+        name: "UnknownError",
+        message: 'A newer call to the tool "search" took over its form.',
+      },
+      newer: '3 stamps match "bird"',
+    });
   });
 
   it("forms that appear become tools, changed forms register again, removed forms stop being tools", async () => {
