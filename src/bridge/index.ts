@@ -5,8 +5,15 @@
 // "extension" when the webmcp-hub browser extension relays the page and the bridge stands aside) and a
 // `statuschange` event. Only in secure contexts, and only once per page. The widget's face and the approval
 // dialog load from the same hub when first shown (/bridge-ui.js; ui-loader.ts).
+//
+// Frames (frames.ts): where the polyfill is document.modelContext, it spans the tab's frames. Only the
+// top-level document's bridge relays, its own tools and the frames' tools visible to it; a subframe's bridge
+// connects only when the top-level document has no bridge: it knows by the top's answer to its hello (or the
+// top's own hello, if that bridge loads later, which makes it stand aside), and waits for its load event.
 import { extensionPresent } from "./extension-mark.js";
+import { RelayTools } from "./frames.js";
 import { installWebMcp } from "./install.js";
+import { modelContext, shareAcrossFrames } from "./model-context.js";
 import { registry } from "./registry.js";
 import { RelayClient } from "./relay-client.js";
 import { defineWidget, uiLoader, widgetRoot } from "./ui-loader.js";
@@ -38,11 +45,16 @@ if (!window.isSecureContext) {
   );
 } else if (!window.webmcpHub) {
   installWebMcp();
+  // A native document.modelContext spans the frames itself.
+  const polyfilled = (document as unknown as { modelContext?: unknown }).modelContext === modelContext;
+  const frames = polyfilled ? shareAcrossFrames() : undefined;
+  const subframe = window !== window.top;
   const origin = hubOrigin();
   const ui = uiLoader(origin);
   const hub = new RelayClient({
     hubOrigin: origin,
-    registry,
+    registry: frames && !subframe ? new RelayTools(registry, frames) : registry,
+    relayedByTop: () => subframe && !!frames?.topHasBridge,
     storage: storage(),
     // The webmcp-hub extension installed WebMCP before this script and relays the page itself.
     viaExtension: extensionPresent(),
@@ -67,5 +79,9 @@ if (!window.isSecureContext) {
     "visibilitychange",
     () => document.visibilityState === "visible" && hub.pageActive(),
   );
-  hub.start();
+  if (subframe && frames) {
+    frames.addEventListener("hi", () => frames.topHasBridge && hub.standAside());
+    if (document.readyState === "complete") hub.start();
+    else addEventListener("load", () => hub.start(), { once: true });
+  } else hub.start();
 }

@@ -15,14 +15,27 @@
 // tool's signal with AbortError, then fires toolcancel. toolactivated fires at document.modelContext before
 // execute runs and at window after; toolcancel at both. Unregistering does not cancel a running call.
 //
+// Frames (frames.ts, once shareAcrossFrames() runs): getTools({fromOrigins}) lists this origin's tools from
+// every document of the tab (`window` = the tool's document, `origin` = its origin) plus the tools of each
+// origin in fromOrigins that are exposed to this origin (registerTool's exposedTo; none or [] = this origin
+// only); executeTool() on another document's tool runs it there (events at that document, its DOMException's
+// name back here, aborts flowing to its signal); toolchange fires when the set of tools exposed to this
+// document changes, in any frame.
+//
+// Before execute, executeTool() (here or from another frame) checks the input against the tool's inputSchema
+// (validate.ts: DataError, as the tentative WPT expects; native Chromium 156 does not check, we are stricter
+// on purpose) where the tool gave one; never for calls that came through the relay, which the hub checked.
+//
 // Decisions where they are silent or disagree: a string result is returned as is (WPT), other results as
-// JSON, and undefined as null rather than an error; the tentative WPT checks (input validated against the
-// schema → DataError, a JSON Schema subset) are left out, the hub validates arguments; exposedTo is checked
-// but otherwise moot, as this polyfill sees one document (no frames); the `debugging` annotation is not kept
-// (the relay's annotations have no such hint); isTrusted is false on the events, as a polyfill cannot help it.
+// JSON, and undefined as null rather than an error; the tentative JSON-Schema-subset check is left out (wider
+// schemas are accepted); the `debugging` annotation is not kept (the relay's annotations have no such hint);
+// isTrusted is false on the events, as a polyfill cannot help it.
 import type { ToolAnnotations } from "../protocol/tool.js";
+import { Frames, type FrameHost, type FrameTool } from "./frames.js";
 import { CHANGE_EVENT, registry, type RegisteredTool, type ToolClient, type ToolSource } from "./registry.js";
+import { toCallToolResult } from "./results.js";
 import { isObject, toObjectSchema } from "./schema-check.js";
+import { checkInput } from "./validate.js";
 
 type Input = Record<string, unknown>;
 type Execute = RegisteredTool["execute"];
@@ -65,8 +78,10 @@ const HINTS = [
 ] as const;
 const LOOPBACK = /^(.+\.)?localhost$|^127\.\d+\.\d+\.\d+$|^\[::1\]$/;
 
-/** Tools registered without an inputSchema: getTools shows none, as the spec says. */
+/** Tools registered without an inputSchema: getTools shows none, as the spec says, and nothing is checked. */
 const schemaless = new WeakSet<RegisteredTool>();
+/** The other origins a tool is exposed to (registerTool's exposedTo, as origins). */
+const exposure = new WeakMap<RegisteredTool, Set<string>>();
 
 const invalid = (message: string) => new DOMException(message, "InvalidStateError");
 export const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
@@ -103,8 +118,9 @@ export function checkTool(tool: unknown): Omit<RegisteredTool, "source"> {
   };
 }
 
-/** Throws SecurityError unless every URL's origin is potentially trustworthy. */
-function checkOrigins(urls: Iterable<unknown> | undefined): void {
+/** The origins of `urls`; throws SecurityError unless each is potentially trustworthy. */
+function checkOrigins(urls: Iterable<unknown> | undefined): Set<string> {
+  const origins = new Set<string>();
   for (const url of urls ?? []) {
     let u: URL | undefined;
     try {
@@ -113,7 +129,9 @@ function checkOrigins(urls: Iterable<unknown> | undefined): void {
     const p = u?.protocol;
     if (!(p === "https:" || p === "wss:" || ((p === "http:" || p === "ws:") && LOOPBACK.test(u!.hostname))))
       throw new DOMException(`${String(url)} is not a potentially trustworthy origin.`, "SecurityError");
+    origins.add(u!.origin);
   }
+  return origins;
 }
 
 /** The one object a tool's execute receives: the current API's {signal} and the seed-era client. */
@@ -155,13 +173,15 @@ export function addTool(
 ): void {
   const checked = checkTool(init);
   if (signal?.aborted) throw signal.reason;
-  checkOrigins(exposedTo);
+  const others = checkOrigins(exposedTo);
   const tool: RegisteredTool = {
     ...checked,
     source,
     execute: activating(checked.name, checked.execute, prepare),
   };
   if ((init as Input).inputSchema === undefined) schemaless.add(tool);
+  others.delete(origin);
+  if (others.size) exposure.set(tool, others);
   registry.add(tool);
   signal?.addEventListener("abort", () => registry.get(tool.name) === tool && registry.remove(tool.name), {
     once: true,
@@ -171,17 +191,26 @@ export function addTool(
 export const addToRegistry: AddTool = (tool, signal, source, prepare) =>
   addTool(tool, { signal }, source, prepare);
 
-const byName = (a: RegisteredTool, b: RegisteredTool) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
-function asRegisteredTool(tool: RegisteredTool) {
+/** A tool as other documents see it (frames.ts). */
+const asFrameTool = (tool: RegisteredTool): FrameTool => ({
+  name: tool.name,
+  title: tool.title,
+  description: tool.description,
+  inputSchema: schemaless.has(tool) ? undefined : tool.inputSchema,
+  annotations: tool.annotations,
+});
+
+function asRegisteredTool(tool: FrameTool, win: Window = window, from: string = origin) {
   const a = tool.annotations;
   return {
     name: tool.name,
     title: tool.title ?? "",
     description: tool.description,
-    ...(!schemaless.has(tool) && { inputSchema: structuredClone(tool.inputSchema) }),
-    window,
-    origin,
+    ...(tool.inputSchema && { inputSchema: structuredClone(tool.inputSchema) }),
+    window: win,
+    origin: from,
     ...(Object.keys(a).length > 0 && {
       annotations: {
         readOnlyHint: a.readOnlyHint === true,
@@ -218,6 +247,7 @@ export class ModelContext extends EventTarget {
 
   registerTool(tool: unknown, options: RegisterToolOptions = {}): Promise<undefined> {
     return new Promise((resolve, reject) => {
+      if (frames?.denied) throw notAllowed();
       addTool(tool, options, "current");
       options.signal?.addEventListener("abort", () => reject(options.signal!.reason), { once: true });
       setTimeout(resolve); // After toolchange, as the spec orders it.
@@ -226,8 +256,13 @@ export class ModelContext extends EventTarget {
 
   getTools(options: { fromOrigins?: Iterable<string> } = {}): Promise<ReturnType<typeof asRegisteredTool>[]> {
     return new Promise((resolve) => {
-      checkOrigins(options.fromOrigins);
-      setTimeout(resolve, 0, registry.list().sort(byName).map(asRegisteredTool));
+      const from = checkOrigins(options.fromOrigins);
+      if (frames?.denied) throw notAllowed();
+      const tools = registry.list().map((t) => asRegisteredTool(asFrameTool(t)));
+      for (const [win, peer] of frames?.list() ?? [])
+        if (peer.origin === origin || from.has(peer.origin))
+          for (const t of peer.tools) tools.push(asRegisteredTool(t, win, peer.origin));
+      setTimeout(resolve, 0, tools.sort(byName));
     });
   }
 
@@ -252,6 +287,7 @@ export class ModelContext extends EventTarget {
       const json = typeof input === "object" && input !== null ? JSON.stringify(input) : undefined;
       if (json === undefined)
         throw new TypeError("The tool's input must be an object that JSON can represent.");
+      if (frames?.denied) throw notAllowed();
       if (signal?.aborted) throw signal.reason;
 
       const controller = new AbortController();
@@ -265,17 +301,19 @@ export class ModelContext extends EventTarget {
         { once: true },
       );
       setTimeout(async () => {
-        const entry = registry.get(String(tool.name));
+        const name = String(tool.name);
+        const call = { validate: true, raw: false, signal: controller.signal };
         try {
-          if (!entry || tool.window !== window || target !== origin)
-            throw new Error(`This document has no tool named "${tool.name}".`);
-          const result: unknown = await entry.execute(
-            JSON.parse(json) as Input,
-            toolClient(controller.signal),
-          );
-          resolve(typeof result === "string" ? result : (JSON.stringify(result) ?? null));
+          const args = JSON.parse(json) as Input;
+          const win = tool.window as Window;
+          const peer = win === window ? undefined : frames?.peers.get(win);
+          if (win === window && target === origin)
+            resolve((await runHere(name, args, origin, call)) as string);
+          else if (peer?.origin === target && peer.tools.some((t) => t.name === name))
+            resolve((await frames!.call(win, target!, name, args, call)) as string | null);
+          else throw unknown(name);
         } catch (e) {
-          reject(new DOMException(messageOf(e), "UnknownError"));
+          reject(e instanceof DOMException ? e : new DOMException(messageOf(e), "UnknownError"));
         } finally {
           settled = true;
         }
@@ -286,3 +324,57 @@ export class ModelContext extends EventTarget {
 
 /** The document's one ModelContext (SameObject); installed as document.modelContext by install.ts. */
 export const modelContext = new ModelContext();
+
+const notAllowed = () =>
+  new DOMException('Access to the feature "tools" is disallowed by permissions policy.', "NotAllowedError");
+const unknown = (name: string) =>
+  new DOMException(`This document has no tool named "${name}".`, "UnknownError");
+
+/**
+ * Runs one of this document's tools for a caller of `caller` origin (this document's executeTool, another
+ * frame's, or the relay's through the top frame): checked for exposure, then the input (DataError) unless
+ * the call came through the relay, then run. Resolves with executeTool's string, or for the relay (raw) with
+ * the CallToolResult; rejects with a DOMException.
+ */
+async function runHere(
+  name: string,
+  input: Input,
+  caller: string,
+  { validate, raw, signal }: { validate: boolean; raw: boolean; signal: AbortSignal },
+): Promise<unknown> {
+  const tool = registry.get(name);
+  if (!tool || (caller !== origin && !exposure.get(tool)?.has(caller))) throw unknown(name);
+  if (validate && !schemaless.has(tool)) checkInput(tool.inputSchema, input);
+  try {
+    const result: unknown = await tool.execute(input, toolClient(signal));
+    if (raw) return toCallToolResult(result);
+    return typeof result === "string" ? result : (JSON.stringify(result) ?? null);
+  } catch (e) {
+    throw new DOMException(messageOf(e), "UnknownError");
+  }
+}
+
+/** The frame layer, once shareAcrossFrames() ran (only where this polyfill is document.modelContext). */
+export let frames: Frames | undefined;
+
+/** Makes document.modelContext span the tab's frames (frames.ts); returns the one frame layer. */
+export function shareAcrossFrames(): Frames {
+  if (frames) return frames;
+  const host: FrameHost = {
+    exposed: (to) =>
+      registry
+        .list()
+        .filter((t) => to === origin || exposure.get(t)?.has(to))
+        .map(asFrameTool),
+    origins() {
+      const all = new Set([origin]);
+      for (const t of registry.list()) for (const o of exposure.get(t) ?? []) all.add(o);
+      return all;
+    },
+    run: runHere,
+    changed: () => modelContext.dispatchEvent(new Event("toolchange")),
+  };
+  const f = (frames = new Frames(host));
+  registry.addEventListener(CHANGE_EVENT, () => f.announce());
+  return f;
+}

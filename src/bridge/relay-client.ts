@@ -32,11 +32,15 @@ interface Pairing {
 export interface RelayClientOptions {
   /** The hub's origin, from the bridge script's own src. */
   hubOrigin: string;
-  registry: ToolRegistry;
+  /** The tools to relay: the registry, or in the top-level document RelayTools (frames.ts: frames' tools too). */
+  registry: Pick<ToolRegistry, "list" | "get"> & EventTarget;
   /** localStorage, or null where the page may not use it (the pairing then lasts for this page). */
   storage: Storage | null;
   /** The webmcp-hub extension relays this page: never connect (see HubStatus "extension"). */
   viaExtension?: boolean;
+  /** In a subframe: true once the top-level document's bridge is known to relay the tab (frames.ts), so this
+   *  one never connects. */
+  relayedByTop?: () => boolean;
   /** Shows the approval dialog. */
   approve(request: ApprovalRequest): Promise<ApprovalDecision>;
 }
@@ -89,6 +93,8 @@ export class RelayClient extends EventTarget {
       throw this.fail(
         "The webmcp-hub browser extension relays this page: pair the extension and allow this site in its popup.",
       );
+    if (this.o.relayedByTop?.())
+      throw this.fail("The page this frame is in relays its tools: pair that page instead.");
     let res: Response;
     try {
       res = await fetch(`${this.o.hubOrigin}/api/pair`, {
@@ -112,6 +118,13 @@ export class RelayClient extends EventTarget {
     this.problem = "";
     this.connect();
     return { channelId: paired.channelId };
+  }
+
+  /** The top-level document's bridge relays this frame: close the socket, and connect no more. */
+  standAside(): void {
+    if (this.status !== "connecting" && this.status !== "connected") return;
+    this.stop();
+    this.setStatus("unpaired");
   }
 
   /** Disconnects this tab (and the other tabs of this origin) and forgets the token. */
@@ -166,7 +179,7 @@ export class RelayClient extends EventTarget {
   private connect(): void {
     clearTimeout(this.retryTimer);
     const pairing = this.pairing;
-    if (!pairing) return;
+    if (!pairing || this.o.relayedByTop?.()) return;
     this.setStatus("connecting");
     let ws: WebSocket;
     try {

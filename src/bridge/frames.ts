@@ -1,0 +1,397 @@
+// The frame tree: lets document.modelContext (the polyfill) span every document of the tab, as the WebMCP
+// draft says and native Chromium 156 does (getTools lists same-origin frames' tools, and other origins' tools
+// exposed to the caller with fromOrigins; executeTool runs a tool in its own document). The bridge instances
+// of a tab's documents talk through window.postMessage, one namespaced, versioned message key.
+//
+// Why messages for every frame, same-origin ones too (the issue allows reaching those directly): one path to
+// get right, the same for /bridge.js and the extension, and it runs a frame's tools in that frame's realm with
+// its own events and its own checks; the cost is a task of latency on a call, and none on getTools(), which
+// reads a per-window cache that the frames keep up to date.
+//
+// The protocol ({"webmcp-hub/frames": 1, t, ...}):
+// - hello (to every window of the tree, targetOrigin "*", no data): sent on install; every instance answers
+//   with hi and its tools. The tree is enumerated from window.top through `.frames` (allowed cross-origin).
+// - hi {top, denied} ("*"): "I have the bridge"; top = the sender is window.top (a subframe's relay then
+//   stands aside), denied = the sender is this frame's parent and its permissions policy does not allow the
+//   `tools` feature here.
+// - tools {tools} (postMessage(msg, origin), once per origin the document exposes to: its own and every
+//   exposedTo origin it ever announced): the tools exposed to that origin. The browser delivers each to the
+//   documents of that origin only, so exposure is enforced by the browser; a receiver trusts only
+//   event.origin and event.source, keeps one cache entry per source window, and fires toolchange when what it
+//   sees changes (never for a tool not exposed to it: it never receives one).
+// - call {id, name, input, validate, raw} → result {id, ok, value | name, message}; abort {id}. The owner
+//   checks again that the tool is exposed to the caller's event.origin, validates the input unless the call
+//   came through the relay (validate false: the hub checked it), fires toolactivated / toolcancel at its own
+//   document, and answers with the DOMException's name (UnknownError, DataError, AbortError…).
+// - bye ("*"): pagehide. Receivers drop the sender (and any window that is now closed: a removed iframe's
+//   WindowProxy reports closed) and fail its pending calls.
+//
+// Permissions policy (probed in Chromium 156 with WebMCP on): `tools` has the default allowlist 'self', so a
+// cross-origin iframe needs allow="tools …"; in a frame without it registerTool() and getTools() reject with
+// NotAllowedError and no toolchange ever fires there. A script cannot read its own frame's policy without
+// native support (Chromium does not know the feature otherwise), but a parent can read its <iframe>'s allow
+// attribute: a parent's instance answers a child's hello with denied when the attribute does not grant
+// `tools` to the child's origin (or when the parent is itself denied). The denied frame then stays out of the
+// tree: it announces nothing, ignores other frames' tools (so no toolchange) and its own getTools() /
+// registerTool() reject like native. A frame whose parent has no bridge cannot know, and takes part.
+//
+// Decisions where native and the draft are silent: removing an iframe fires toolchange where its tools were
+// visible (native Chromium 156 does not, the set does change); a frame without the bridge simply has no tools.
+import type { ToolAnnotations } from "../protocol/tool.js";
+import { CHANGE_EVENT, type RegisteredTool, type ToolRegistry } from "./registry.js";
+import { isObject } from "./schema-check.js";
+
+const KEY = "webmcp-hub/frames";
+const VERSION = 1;
+
+/** A tool as another document sees it (data only: a RegisteredTool without window and origin). */
+export interface FrameTool {
+  name: string;
+  title?: string | undefined;
+  description: string;
+  /** Absent when the tool was registered without one (getTools() then shows none either). */
+  inputSchema?: Record<string, unknown> | undefined;
+  annotations: ToolAnnotations;
+}
+
+export interface FrameCall {
+  validate: boolean;
+  /** The owner answers with its relay result (a CallToolResult) rather than executeTool's string. */
+  raw: boolean;
+  signal?: AbortSignal | undefined;
+}
+
+/** What the document's ModelContext gives the frame layer. */
+export interface FrameHost {
+  /** This document's tools exposed to `origin` (its own origin sees all of them). */
+  exposed(origin: string): FrameTool[];
+  /** Its own origin and every origin one of its tools is exposed to. */
+  origins(): Iterable<string>;
+  /** Runs a tool for a caller of `callerOrigin`; rejects with a DOMException. */
+  run(
+    name: string,
+    input: Record<string, unknown>,
+    callerOrigin: string,
+    call: FrameCall & { signal: AbortSignal },
+  ): Promise<unknown>;
+  /** The tools visible here from other documents changed. */
+  changed(): void;
+}
+
+export interface Peer {
+  origin: string;
+  json: string;
+  tools: FrameTool[];
+}
+
+type Message = Record<string, unknown>;
+interface Pending {
+  win: Window;
+  resolve(value: unknown): void;
+  reject(e: unknown): void;
+}
+
+/** Every window of the tab, in tree order (depth first from window.top). */
+export function frameTree(): Window[] {
+  const out: Window[] = [];
+  const walk = (w: Window) => {
+    out.push(w);
+    try {
+      for (let i = 0; i < w.frames.length; i++) walk(w.frames[i] as Window);
+    } catch {}
+  };
+  walk(window.top ?? window);
+  return out;
+}
+
+const originOf = (url: string): string | undefined => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Whether an <iframe allow="…"> attribute grants `tools` to a child of `origin`: undefined when it does not
+ * name the feature (the default allowlist 'self' then decides). Parsed as Permissions Policy's iframe
+ * attribute: `tools` alone means 'src'; `*`, 'self', 'src', 'none' and origins are understood.
+ */
+export function allowGrants(allow: string, origin: string, src: string, self: string): boolean | undefined {
+  for (const directive of allow.split(";")) {
+    const [feature, ...list] = directive.trim().split(/\s+/);
+    if (feature !== "tools") continue;
+    return (list.length ? list : ["'src'"]).some(
+      (item) =>
+        item === "*" ||
+        (item === "'src'" && originOf(src) === origin) ||
+        (item === "'self'" && origin === self) ||
+        originOf(item) === origin,
+    );
+  }
+  return undefined;
+}
+
+export class Frames extends EventTarget {
+  /** Other documents' tools exposed to this one, by their window. */
+  readonly peers = new Map<Window, Peer>();
+  /** True once window.top's bridge said hello or hi (a subframe's relay stands aside). */
+  topHasBridge = window.top === window;
+  /** This frame's parent says its permissions policy does not allow `tools` here. */
+  denied = false;
+  private readonly announced = new Set<string>();
+  private readonly deniedChildren = new WeakSet<Window>();
+  private readonly pending = new Map<number, Pending>();
+  private readonly running = new Map<MessageEventSource, Map<number, AbortController>>();
+  private nextId = 1;
+  private timer = false;
+
+  constructor(private readonly host: FrameHost) {
+    super();
+    addEventListener("message", (e) => this.onMessage(e));
+    addEventListener("pagehide", () => this.broadcast({ t: "bye" }));
+    this.broadcast({ t: "hello" });
+  }
+
+  /** This document's tools changed: tell every window (joined per task). */
+  announce(): void {
+    if (this.timer || this.denied) return;
+    this.timer = true;
+    queueMicrotask(() => {
+      this.timer = false;
+      const wins = frameTree().filter((w) => w !== window && !this.deniedChildren.has(w));
+      for (const origin of this.host.origins()) this.announced.add(origin);
+      for (const origin of this.announced) {
+        const msg = this.msg({ t: "tools", tools: this.host.exposed(origin) });
+        for (const w of wins) this.post(w, msg, origin);
+      }
+    });
+  }
+
+  /** Peers in tree order, closed windows dropped. */
+  list(): Array<[Window, Peer]> {
+    this.prune();
+    if (this.peers.size < 2) return [...this.peers];
+    return frameTree().flatMap((w) => {
+      const peer = this.peers.get(w);
+      return peer ? [[w, peer] as [Window, Peer]] : [];
+    });
+  }
+
+  /** Runs `name` in the document of `win` (of origin `origin`); rejects with the owner's DOMException. */
+  call(win: Window, origin: string, name: string, input: unknown, call: FrameCall): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const id = this.nextId++;
+      this.pending.set(id, { win, resolve, reject });
+      const { signal, validate, raw } = call;
+      signal?.addEventListener(
+        "abort",
+        () => {
+          // The caller answers its own abort; the owner's tool gets an AbortError on its signal.
+          this.pending.delete(id);
+          this.post(win, this.msg({ t: "abort", id }), origin);
+          reject(signal.reason);
+        },
+        { once: true },
+      );
+      this.post(win, this.msg({ t: "call", id, name, input, validate, raw }), origin);
+    });
+  }
+
+  /** Other documents' tools changed: toolchange here, and CHANGE_EVENT for the relay. */
+  private changed(): void {
+    this.host.changed();
+    this.dispatchEvent(new Event(CHANGE_EVENT));
+  }
+
+  private msg(body: Message): Message {
+    return { [KEY]: VERSION, ...body };
+  }
+
+  private post(w: Window, msg: Message, origin: string): void {
+    try {
+      w.postMessage(msg, origin);
+    } catch {} // a closed window, or a value structuredClone refuses (answered below where it matters)
+  }
+
+  private broadcast(body: Message): void {
+    const msg = this.msg(body);
+    for (const w of frameTree()) if (w !== window) this.post(w, msg, "*");
+  }
+
+  /** Drops closed windows (removed iframes) and `gone`; fails their calls; toolchange if tools went. */
+  private prune(gone?: Window): void {
+    let changed = false;
+    for (const w of this.peers.keys()) if (w === gone || w.closed) changed = this.peers.delete(w) || changed;
+    for (const [id, p] of this.pending)
+      if (p.win === gone || p.win.closed) {
+        this.pending.delete(id);
+        p.reject(new DOMException("The tool's document went away.", "UnknownError"));
+      }
+    if (changed) this.changed();
+  }
+
+  private onMessage(e: MessageEvent): void {
+    const d: unknown = e.data;
+    if (!isObject(d) || d[KEY] !== VERSION) return;
+    e.stopImmediatePropagation(); // the protocol is the bridge's business, not the page's listeners'
+    const src = e.source as Window | null;
+    if (!src || src === window) return;
+    if (src === window.top && (d.t === "hello" || (d.t === "hi" && d.top === true))) this.topHasBridge = true;
+    if (d.t === "hello") {
+      const denied = this.denied || this.deniesChild(src, e.origin);
+      if (denied) this.deniedChildren.add(src);
+      this.post(src, this.msg({ t: "hi", top: window.top === window, denied }), "*");
+      if (!denied) this.sendTools(src);
+      this.dispatchEvent(new Event("hi"));
+      return;
+    }
+    if (d.t === "hi") {
+      if (d.denied === true && src === window.parent && !this.denied) {
+        this.denied = true;
+        const had = this.peers.size > 0;
+        this.peers.clear();
+        if (had) this.changed();
+      }
+      this.dispatchEvent(new Event("hi"));
+      return;
+    }
+    if (this.denied || this.deniedChildren.has(src)) return;
+    switch (d.t) {
+      case "tools":
+        return this.onTools(src, e.origin, d.tools);
+      case "bye":
+        return this.prune(src);
+      case "call":
+        return void this.onCall(src, e.origin, d);
+      case "abort":
+        this.running
+          .get(src)
+          ?.get(Number(d.id))
+          ?.abort(new DOMException("The caller aborted the call.", "AbortError"));
+        return;
+      case "result": {
+        const p = this.pending.get(Number(d.id));
+        if (!p || p.win !== src) return;
+        this.pending.delete(Number(d.id));
+        if (d.ok === true) p.resolve(d.value);
+        else p.reject(new DOMException(String(d.message ?? ""), String(d.name ?? "UnknownError")));
+      }
+    }
+  }
+
+  private sendTools(w: Window): void {
+    for (const origin of this.host.origins()) this.announced.add(origin);
+    for (const origin of this.announced)
+      this.post(w, this.msg({ t: "tools", tools: this.host.exposed(origin) }), origin);
+  }
+
+  /** A direct child whose <iframe allow> does not grant `tools` to its origin (default allowlist 'self'). */
+  private deniesChild(src: Window, origin: string): boolean {
+    if (src.parent !== window) return false;
+    for (const el of document.querySelectorAll<HTMLIFrameElement>("iframe,frame"))
+      if (el.contentWindow === src)
+        return !(
+          allowGrants(el.getAttribute("allow") ?? "", origin, el.src, location.origin) ??
+          origin === location.origin
+        );
+    return false;
+  }
+
+  private onTools(src: Window, origin: string, tools: unknown): void {
+    if (!Array.isArray(tools)) return;
+    const json = JSON.stringify(tools);
+    const before = this.peers.get(src);
+    if (before?.json === json && before.origin === origin) return;
+    if (tools.length) this.peers.set(src, { origin, json, tools: tools as FrameTool[] });
+    else this.peers.delete(src);
+    if (before || tools.length) this.changed();
+  }
+
+  private async onCall(src: Window, origin: string, d: Message): Promise<void> {
+    const id = Number(d.id);
+    const controller = new AbortController();
+    let calls = this.running.get(src);
+    if (!calls) this.running.set(src, (calls = new Map()));
+    calls.set(id, controller);
+    let answer: Message;
+    try {
+      const input = isObject(d.input) || Array.isArray(d.input) ? (d.input as Record<string, unknown>) : {};
+      const value = await this.host.run(String(d.name), input, origin, {
+        validate: d.validate !== false,
+        raw: d.raw === true,
+        signal: controller.signal,
+      });
+      answer = { t: "result", id, ok: true, value };
+    } catch (e) {
+      const ex = e instanceof DOMException ? e : new DOMException(String(e), "UnknownError");
+      answer = { t: "result", id, ok: false, name: ex.name, message: ex.message };
+    } finally {
+      calls.delete(id);
+      if (!calls.size) this.running.delete(src);
+    }
+    try {
+      src.postMessage(this.msg(answer), origin);
+    } catch {
+      this.post(src, this.msg({ t: "result", id, ok: false, name: "DataCloneError", message: "" }), origin);
+    }
+  }
+}
+
+/**
+ * What the top-level document's relay offers: the registry's tools first, then the frames' tools exposed to
+ * this document, in tree order, each with its frame's origin (frameOrigin, relayed in `_meta`) and run there
+ * through the protocol without the input check (the hub validated the call). A frame tool whose name is taken
+ * already is left out with a warning (once per name and frame origin).
+ */
+export class RelayTools extends EventTarget {
+  private readonly warned = new Set<string>();
+
+  constructor(
+    private readonly registry: ToolRegistry,
+    private readonly frames: Frames,
+  ) {
+    super();
+    const changed = () => this.dispatchEvent(new Event(CHANGE_EVENT));
+    registry.addEventListener(CHANGE_EVENT, changed);
+    frames.addEventListener(CHANGE_EVENT, changed);
+  }
+
+  list(): RegisteredTool[] {
+    const tools = this.registry.list();
+    const names = new Set(tools.map((t) => t.name));
+    for (const [win, { origin, tools: theirs }] of this.frames.list())
+      for (const t of theirs) {
+        if (names.has(t.name)) {
+          const key = `${t.name} ${origin}`;
+          if (!this.warned.has(key))
+            console.warn(
+              `webmcp-hub: the tool "${t.name}" of a frame (${origin}) is not relayed: its name is taken.`,
+            );
+          this.warned.add(key);
+          continue;
+        }
+        names.add(t.name);
+        tools.push({
+          name: t.name,
+          ...(t.title ? { title: t.title } : {}),
+          description: t.description,
+          inputSchema: t.inputSchema ?? { type: "object", properties: {} },
+          annotations: t.annotations,
+          source: "current",
+          frameOrigin: origin,
+          execute: (input, client) =>
+            this.frames.call(win, origin, t.name, input, {
+              validate: false,
+              raw: true,
+              signal: client.signal,
+            }),
+        });
+      }
+    return tools;
+  }
+
+  get(name: string): RegisteredTool | undefined {
+    return this.list().find((t) => t.name === name);
+  }
+}
