@@ -12,7 +12,7 @@
 // top's own hello, if that bridge loads later, which makes it stand aside), and waits for its load event.
 import { extensionPresent } from "./extension-mark.js";
 import { RelayTools } from "./frames.js";
-import { installWebMcp } from "./install.js";
+import { installWebMcp, nativeFrames } from "./install.js";
 import { modelContext, shareAcrossFrames } from "./model-context.js";
 import { registry } from "./registry.js";
 import { RelayClient } from "./relay-client.js";
@@ -45,16 +45,17 @@ if (!window.isSecureContext) {
   );
 } else if (!window.webmcpHub) {
   installWebMcp();
-  // A native document.modelContext spans the frames itself.
+  // A native document.modelContext spans the frames itself (install.ts relays their tools); the protocol
+  // then only tells a subframe whether the top-level document has a bridge.
   const polyfilled = (document as unknown as { modelContext?: unknown }).modelContext === modelContext;
-  const frames = polyfilled ? shareAcrossFrames() : undefined;
+  const frames = polyfilled ? shareAcrossFrames() : nativeFrames();
   const subframe = window !== window.top;
   const origin = hubOrigin();
   const ui = uiLoader(origin);
   const hub = new RelayClient({
     hubOrigin: origin,
-    registry: frames && !subframe ? new RelayTools(registry, frames) : registry,
-    relayedByTop: () => subframe && !!frames?.topHasBridge,
+    registry: polyfilled && !subframe ? new RelayTools(registry, frames) : registry,
+    relayedByTop: () => subframe && frames.topHasBridge,
     storage: storage(),
     // The webmcp-hub extension installed WebMCP before this script and relays the page itself.
     viaExtension: extensionPresent(),
@@ -79,7 +80,7 @@ if (!window.isSecureContext) {
     "visibilitychange",
     () => document.visibilityState === "visible" && hub.pageActive(),
   );
-  if (subframe && frames) {
+  if (subframe) {
     frames.addEventListener("hi", () => frames.topHasBridge && hub.standAside());
     if (document.readyState === "complete") hub.start();
     else addEventListener("load", () => hub.start(), { once: true });

@@ -3,14 +3,44 @@
 // - No document.modelContext (today's browsers): the polyfill becomes document.modelContext (with the
 //   ToolActivatedEvent / ToolCancelEvent interfaces), <form toolname> forms are watched, and
 //   navigator.modelContext is the seed-era API on the same registry.
-// - A document.modelContext already there (a browser that has WebMCP, or a script that ran before us) is
-//   left in place and mirrored: its getTools() is read on load and on every toolchange, so tools registered
-//   before the bridge loaded land in the registry too, as "native" tools that run through its executeTool().
-//   Forms are left to it; a missing navigator.modelContext is added, registering through it.
 // - A native seed-era navigator.modelContext (an early browser preview) is kept and wrapped: each of its
 //   four methods runs, then the same call is mirrored into the registry. Tools it got before the bridge
 //   loaded cannot be listed, so the bridge should load before the page's WebMCP code.
+//
+// A document.modelContext already there (Chromium's own WebMCP behind --enable-blink-features=WebMCP, or a
+// script that ran before us) is wrapped, not replaced. Decisions, measured against Chromium 156:
+// - Mirror: its getTools() is read on load and again on every toolchange it fires (and, in the top-level
+//   document, when an iframe is added, removed or loads: native fires no toolchange when a frame goes away),
+//   so tools registered before or after the bridge loaded are "native" registry entries, relayed like any.
+//   An answer older than the latest getTools() under way is dropped; an entry whose data did not change is
+//   kept as it is, so a re-sync sends the hub nothing new.
+// - Calls run through native executeTool(tool, input, {signal}) with the relayed call's signal, so the
+//   agent's cancel aborts the page tool's signal and native fires toolcancel. Input: an object first; on a
+//   TypeError (a build that takes JSON text) the same call is retried with JSON.stringify(input); the form
+//   that got through is kept for every later call (a call that was aborted or refused decides nothing).
+//   Results come back as text and are parsed back into objects (fromJson), as before.
+// - Frames: only in the top-level document, getTools() gets fromOrigins = the origins of the page's
+//   cross-origin iframes (their src attribute, here and, recursively, in the frames we can look into;
+//   potentially trustworthy origins only, else native throws SecurityError). A tool whose window is not
+//   ours is a frame's: relayed with frameOrigin = its origin (same-origin frames too). Own tools come first;
+//   a frame tool whose name the tab already has is left out with a console warning (once per name and
+//   frame origin). A cross-origin frame's tools need allow="tools" on its iframe and exposedTo the top's
+//   origin (native's rules). In a subframe the bridge mirrors only its own document's tools, and relays
+//   them only when the top-level document has no bridge: nativeFrames() speaks frames.ts's hello / hi (and
+//   no tools: native spans the frames), so index.ts's subframe rule for the polyfill holds here too.
+// - No tool twice: the registry holds native's list and nothing else of ours; what the bridge registers
+//   goes into native and comes back through getTools() under the same name.
+// - The seed-era navigator.modelContext (native has none) is added and registers into native: checked
+//   first (checkTool: the same TypeError / InvalidStateError, thrown synchronously, as on the polyfill), its
+//   registry entry added at once (so a duplicate is caught synchronously and the relay sees it before
+//   native's toolchange), and unregistered natively through the registration's signal when the seed API
+//   drops it (unregisterTool, clearContext, provideContext), its entry leaving the registry at once too.
+//   A registration native refuses (e.g. a name the page took natively in the same task) is reported with
+//   console.warn and its entry withdrawn.
+// - Forms are native's (Chromium 156 lists <form toolname> itself); the bridge does not watch them there.
+// - Native returns the text "undefined" for a tool that returned undefined; it is relayed as that text.
 import { watchDeclarativeTools } from "./declarative.js";
+import { Frames } from "./frames.js";
 import {
   addToRegistry,
   checkTool,
@@ -23,12 +53,12 @@ import {
   type AddTool,
 } from "./model-context.js";
 import { createNavigatorContext, type SeedModelContext } from "./navigator-context.js";
-import { registry } from "./registry.js";
+import { registry, type RegisteredTool } from "./registry.js";
 import { isObject, toObjectSchema } from "./schema-check.js";
 
 interface NativeModelContext extends EventTarget {
   registerTool(tool: unknown, options?: { signal?: AbortSignal }): Promise<unknown>;
-  getTools(): Promise<unknown[]>;
+  getTools(options?: { fromOrigins?: string[] }): Promise<unknown[]>;
   executeTool(tool: unknown, input: unknown, options: { signal: AbortSignal }): Promise<string | null>;
 }
 
@@ -60,52 +90,215 @@ function fromJson(text: string | null): unknown {
   return text;
 }
 
-function mirrorNative(native: NativeModelContext): void {
-  const sync = async () => {
-    let tools: unknown[];
+const isTypeError = (e: unknown) => e instanceof TypeError || (e as Error | null)?.name === "TypeError";
+
+/** Which input executeTool takes, found on the first call that gets past the input check, then kept. */
+let inputForm: "object" | "string" | undefined;
+
+/** Runs a native tool with the input in the form this browser takes: an object (Chromium 156) or JSON text. */
+async function executeNative(
+  native: NativeModelContext,
+  tool: unknown,
+  input: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<unknown> {
+  const run = async (form: "object" | "string") => {
     try {
-      tools = await native.getTools();
-    } catch {
-      return;
-    }
-    registry.clear("native");
-    for (const tool of tools) {
-      // A frame's tools are its own bridge's to relay.
-      if (!isObject(tool) || (tool.window !== undefined && tool.window !== window)) continue;
-      const { name, title, description, inputSchema, annotations } = tool;
-      try {
-        registry.add({
-          name: String(name),
-          ...(title ? { title: String(title) } : {}),
-          description: String(description),
-          // Early implementations give the schema as JSON text.
-          inputSchema: toObjectSchema(
-            typeof inputSchema === "string" ? JSON.parse(inputSchema) : (inputSchema ?? {}),
-          ),
-          annotations: toAnnotations(annotations),
-          execute: (input, client) =>
-            native.executeTool(tool, input, { signal: client.signal }).then(fromJson),
-          source: "native",
-        });
-      } catch (e) {
-        warn(`the tool "${String(name)}" cannot be relayed: ${messageOf(e)}`);
-      }
+      const text = await native.executeTool(tool, form === "string" ? JSON.stringify(input) : input, {
+        signal,
+      });
+      inputForm = form;
+      return fromJson(text);
+    } catch (e) {
+      // The input got through unless it was refused (TypeError) or the call never started (aborted).
+      if (!isTypeError(e) && !signal.aborted) inputForm = form;
+      throw e;
     }
   };
-  native.addEventListener("toolchange", sync);
-  void sync();
+  if (inputForm) return run(inputForm);
+  try {
+    return await run("object");
+  } catch (e) {
+    if (!isTypeError(e)) throw e;
+    return run("string").catch((second: unknown) => {
+      throw isTypeError(second) ? e : second;
+    });
+  }
 }
 
-/** The seed-era API and forms on top of a native document.modelContext: checked here, kept there. */
+/** Origins a URL may name in fromOrigins: potentially trustworthy ones (anything else is a SecurityError). */
+function trustworthy(url: string): string | undefined {
+  try {
+    const u = new URL(url, location.href);
+    const loopback = /^(.+\.)?localhost$|^127\.\d+\.\d+\.\d+$|^\[::1\]$/.test(u.hostname);
+    if (u.protocol === "https:" || (u.protocol === "http:" && loopback)) return u.origin;
+  } catch {}
+  return undefined;
+}
+
+/** The origins of the page's cross-origin frames: iframe src here and in every frame we can look into. */
+function frameOrigins(doc: Document, out = new Set<string>()): Set<string> {
+  for (const frame of doc.querySelectorAll<HTMLIFrameElement>("iframe, frame")) {
+    let inner: Document | null = null;
+    try {
+      inner = frame.contentDocument;
+    } catch {}
+    if (inner) frameOrigins(inner, out);
+    else {
+      const o = frame.src && trustworthy(frame.src);
+      if (o && o !== location.origin) out.add(o);
+    }
+  }
+  return out;
+}
+
+/** What the registry entry of a native tool was built from: a change in it means a new entry. */
+const builtFrom = new WeakMap<RegisteredTool, string>();
+
+/** Mirrors native getTools() into the registry; `local` tells it about a tool the bridge itself registered. */
+interface NativeMirror {
+  sync(): void;
+  local(tool: Record<string, unknown>, signal: AbortSignal, registered: Promise<unknown>): void;
+}
+
+function mirrorNative(native: NativeModelContext): NativeMirror {
+  const top = window === window.top;
+  const warned = new Set<string>();
+  let latest = 0;
+
+  /** A registry entry that runs the tool through native executeTool; null (and a warning) if it cannot. */
+  const entryFor = (tool: Record<string, unknown>, frameOrigin?: string): RegisteredTool | null => {
+    const { name, title, description, inputSchema, annotations } = tool;
+    try {
+      const entry: RegisteredTool = {
+        name: String(name),
+        ...(title ? { title: String(title) } : {}),
+        description: String(description),
+        // Early implementations give the schema as JSON text; none given is an empty object schema.
+        inputSchema: toObjectSchema(
+          typeof inputSchema === "string" ? JSON.parse(inputSchema) : (inputSchema ?? {}),
+        ),
+        annotations: toAnnotations(annotations),
+        execute: (input, client) => executeNative(native, tool, input, client.signal),
+        source: "native",
+        ...(frameOrigin ? { frameOrigin } : {}),
+      };
+      const { execute: _e, ...data } = entry;
+      builtFrom.set(entry, JSON.stringify(data));
+      return entry;
+    } catch (e) {
+      warn(`the tool "${String(name)}" cannot be relayed: ${messageOf(e)}`);
+      return null;
+    }
+  };
+
+  /** Own tools first, then frames' (top-level document only): a name taken in the tab is not relayed twice. */
+  const apply = (tools: unknown[]) => {
+    const own = tools.filter((t) => isObject(t) && (t.window === undefined || t.window === window));
+    const frames = top ? tools.filter((t) => isObject(t) && !own.includes(t)) : [];
+    const next = new Map<string, RegisteredTool>();
+    for (const tool of [...own, ...frames] as Record<string, unknown>[]) {
+      const frameOrigin = own.includes(tool) ? undefined : String(tool.origin);
+      const name = String(tool.name);
+      const taken = next.has(name) || (registry.get(name)?.source !== "native" && registry.get(name));
+      if (taken) {
+        const key = `${name} ${frameOrigin ?? ""}`;
+        if (!warned.has(key))
+          warn(`the tool "${name}" of a frame (${frameOrigin ?? origin}) is not relayed: its name is taken.`);
+        warned.add(key);
+        continue;
+      }
+      const entry = entryFor(tool, frameOrigin);
+      if (entry) next.set(name, entry);
+    }
+    for (const tool of registry.list()) {
+      const fresh = next.get(tool.name);
+      if (tool.source !== "native" || (fresh && builtFrom.get(fresh) === builtFrom.get(tool))) {
+        next.delete(tool.name); // unchanged (or not ours): kept as it is, no change for the relay
+      } else registry.remove(tool.name);
+    }
+    for (const entry of next.values()) registry.add(entry);
+  };
+
+  const sync = async () => {
+    const mine = ++latest;
+    let tools: unknown[];
+    try {
+      const fromOrigins = top ? [...frameOrigins(document)] : [];
+      tools = await (fromOrigins.length ? native.getTools({ fromOrigins }) : native.getTools());
+    } catch (e) {
+      warn(`the browser's getTools() failed: ${messageOf(e)}`);
+      return;
+    }
+    if (mine === latest) apply(tools); // an older answer must not undo a newer one
+  };
+  const resync = () => void sync();
+  native.addEventListener("toolchange", resync);
+  if (top) {
+    // Native fires no toolchange when a frame goes away or navigates: frames are watched here.
+    // (A load event's path stops at the document, so the capture listener is on the document.)
+    document.addEventListener("load", (e) => e.target instanceof HTMLIFrameElement && resync(), true);
+    new MutationObserver((records) => {
+      for (const r of records)
+        for (const node of [...r.removedNodes, ...r.addedNodes])
+          if (
+            node instanceof Element &&
+            (node.matches("iframe, frame") || node.querySelector("iframe, frame"))
+          )
+            return resync();
+    }).observe(document, { childList: true, subtree: true });
+  }
+  resync();
+
+  return {
+    sync: resync,
+    // Mirrored at once, so the seed API's duplicate check and the relay see it before native's toolchange.
+    local(tool, signal, registered) {
+      const entry = entryFor({ ...tool, window, origin });
+      if (!entry) return;
+      let refused = false;
+      registry.add(entry);
+      resync(); // a getTools() already under way may predate this tool: its answer is dropped
+      signal.addEventListener(
+        "abort",
+        () => {
+          // By now a sync may have put native's own copy in place of `entry`: this document's tool of that
+          // name is the one native just unregistered (names are unique in a document), unless it was refused.
+          const now = registry.get(entry.name);
+          if (now === entry || (!refused && now?.source === "native" && !now.frameOrigin))
+            registry.remove(entry.name);
+          resync();
+        },
+        { once: true },
+      );
+      registered.catch((e: unknown) => {
+        if (signal.aborted) return;
+        refused = true;
+        warn(`the browser refused the tool "${entry.name}": ${messageOf(e)}`);
+        if (registry.get(entry.name) === entry) registry.remove(entry.name);
+        resync();
+      });
+    },
+  };
+}
+
+/** The seed-era API on top of a native document.modelContext: checked here, registered there. */
 const addToNative =
-  (native: NativeModelContext): AddTool =>
+  (native: NativeModelContext, mirror: NativeMirror): AddTool =>
   (tool, signal, _source, prepare) => {
     const { execute, ...rest } = checkTool(tool);
+    if (signal.aborted) return;
     const run = (input: Record<string, unknown>, options: { signal: AbortSignal }) => {
       prepare?.(input);
       return execute(input, toolClient(options.signal));
     };
-    native.registerTool({ ...rest, execute: run }, { signal }).catch((e: unknown) => warn(messageOf(e)));
+    let registered: Promise<unknown>;
+    try {
+      registered = Promise.resolve(native.registerTool({ ...rest, execute: run }, { signal }));
+    } catch (e) {
+      registered = Promise.reject(e);
+    }
+    mirror.local(rest, signal, registered);
   };
 
 function mirrorNativeSeed(seed: Record<string, unknown>): void {
@@ -125,6 +318,18 @@ function mirrorNativeSeed(seed: Record<string, unknown>): void {
   }
 }
 
+/**
+ * On native, the frame protocol (frames.ts) for its hello / hi only, tools left to native: a subframe's
+ * bridge learns that the top-level document has one, and its relay stands aside (index.ts).
+ */
+export const nativeFrames = (): Frames =>
+  new Frames({
+    exposed: () => [],
+    origins: () => [origin],
+    run: () => Promise.reject(new DOMException("Native WebMCP runs this document's tools.", "NotFoundError")),
+    changed() {},
+  });
+
 let installed = false;
 
 export function installWebMcp(): void {
@@ -134,8 +339,7 @@ export function installWebMcp(): void {
   const seed = (navigator as unknown as { modelContext?: unknown }).modelContext;
   let add: AddTool = addToRegistry;
   if (isNative(native)) {
-    mirrorNative(native);
-    add = addToNative(native);
+    add = addToNative(native, mirrorNative(native));
   } else {
     defineAttribute(Document.prototype, document, modelContext);
     for (const type of [ToolActivatedEvent, ToolCancelEvent]) {

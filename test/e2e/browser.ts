@@ -62,7 +62,8 @@ export interface E2EBrowser {
   close(): Promise<void>;
 }
 
-export async function launchBrowser(): Promise<E2EBrowser> {
+/** `extraArgs` go after CHROMIUM_ARGS, e.g. ["--enable-blink-features=WebMCP"] for the browser's own WebMCP. */
+export async function launchBrowser(extraArgs: string[] = []): Promise<E2EBrowser> {
   const executablePath = findChromium();
   const userDataDir = await mkdtemp(join(tmpdir(), "webmcp-hub-chromium-"));
   let context: BrowserContext;
@@ -70,7 +71,7 @@ export async function launchBrowser(): Promise<E2EBrowser> {
     context = await chromium.launchPersistentContext(userDataDir, {
       executablePath,
       headless: true,
-      args: CHROMIUM_ARGS,
+      args: [...CHROMIUM_ARGS, ...extraArgs],
       viewport: DESKTOP,
     });
   } catch (e) {
