@@ -152,8 +152,15 @@ function frameOrigins(doc: Document, out = new Set<string>()): Set<string> {
   return out;
 }
 
-/** What the registry entry of a native tool was built from: a change in it means a new entry. */
+/** What the registry entry of a native tool was built from (its window too): a change means a new entry. */
 const builtFrom = new WeakMap<RegisteredTool, string>();
+const windowIds = new WeakMap<object, number>();
+let windowCount = 0;
+const windowId = (w: unknown) => {
+  if (typeof w !== "object" || w === null) return 0;
+  if (!windowIds.has(w)) windowIds.set(w, ++windowCount);
+  return windowIds.get(w);
+};
 
 /** Mirrors native getTools() into the registry; `local` tells it about a tool the bridge itself registered. */
 interface NativeMirror {
@@ -184,7 +191,7 @@ function mirrorNative(native: NativeModelContext): NativeMirror {
         ...(frameOrigin ? { frameOrigin } : {}),
       };
       const { execute: _e, ...data } = entry;
-      builtFrom.set(entry, JSON.stringify(data));
+      builtFrom.set(entry, JSON.stringify([windowId(tool.window), data]));
       return entry;
     } catch (e) {
       warn(`the tool "${String(name)}" cannot be relayed: ${messageOf(e)}`);
