@@ -3,10 +3,11 @@
 // exposed to the caller with fromOrigins; executeTool runs a tool in its own document). The bridge instances
 // of a tab's documents talk through window.postMessage, one namespaced, versioned message key.
 //
-// Why messages for every frame, same-origin ones too (the issue allows reaching those directly): one path to
-// get right, the same for /bridge.js and the extension, and it runs a frame's tools in that frame's realm with
-// its own events and its own checks; the cost is a task of latency on a call, and none on getTools(), which
-// reads a per-window cache that the frames keep up to date.
+// Calls and change notices go by message for every frame, same-origin ones too: one path to get right, the
+// same for /bridge.js and the extension, and a frame's tools run in that frame's realm with its own events and
+// checks. Listing reads same-origin documents directly (their frame layer, found on their window under a
+// symbol), so a tool a parent registers in its child is listed at once (WPT does exactly that); other
+// origins' tools come from a per-window cache their messages keep current, so getTools() never waits.
 //
 // The protocol ({"webmcp-hub/frames": 1, t, ...}):
 // - hello (to every window of the tree, targetOrigin "*", no data): sent on install; every instance answers
@@ -43,6 +44,8 @@ import { isObject } from "./schema-check.js";
 
 const KEY = "webmcp-hub/frames";
 const VERSION = 1;
+/** Where a document's frame layer is, for same-origin documents to read its tools directly. */
+const SLOT = Symbol.for("webmcp-hub.frames");
 
 /** A tool as another document sees it (data only: a RegisteredTool without window and origin). */
 export interface FrameTool {
@@ -148,6 +151,7 @@ export class Frames extends EventTarget {
 
   constructor(private readonly host: FrameHost) {
     super();
+    Object.defineProperty(window, SLOT, { value: this });
     addEventListener("message", (e) => this.onMessage(e));
     addEventListener("pagehide", () => this.broadcast({ t: "bye" }));
     this.broadcast({ t: "hello" });
@@ -168,12 +172,33 @@ export class Frames extends EventTarget {
     });
   }
 
-  /** Peers in tree order, closed windows dropped. */
+  /** What this document offers a same-origin one that reads it directly. */
+  direct(): Peer | undefined {
+    if (this.denied) return undefined;
+    const tools = this.host.exposed(origin);
+    return tools.length ? { origin, json: "", tools } : undefined;
+  }
+
+  /**
+   * The tools `w` exposes to this document: read directly from a same-origin document's bridge (current, even
+   * before its message arrives: a parent may register in its child and call getTools() at once, as WPT does),
+   * else from the cache of its messages.
+   */
+  peer(w: Window): Peer | undefined {
+    let other: unknown;
+    try {
+      other = (w as unknown as Record<symbol, unknown>)[SLOT];
+    } catch {} // cross-origin: the cache
+    if (isObject(other) && typeof other.direct === "function" && !this.denied)
+      return (other as unknown as Frames).direct();
+    return this.peers.get(w);
+  }
+
+  /** Other documents' tools exposed to this one, in tree order; closed windows dropped. */
   list(): Array<[Window, Peer]> {
     this.prune();
-    if (this.peers.size < 2) return [...this.peers];
     return frameTree().flatMap((w) => {
-      const peer = this.peers.get(w);
+      const peer = w === window ? undefined : this.peer(w);
       return peer ? [[w, peer] as [Window, Peer]] : [];
     });
   }

@@ -306,7 +306,7 @@ export class ModelContext extends EventTarget {
         try {
           const args = JSON.parse(json) as Input;
           const win = tool.window as Window;
-          const peer = win === window ? undefined : frames?.peers.get(win);
+          const peer = win === window ? undefined : frames?.peer(win);
           if (win === window && target === origin)
             resolve((await runHere(name, args, origin, call)) as string);
           else if (peer?.origin === target && peer.tools.some((t) => t.name === name))
