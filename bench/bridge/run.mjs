@@ -4,6 +4,8 @@
 //   2. Registering 1,000 tools in a real Chromium page: the seed-era navigator.modelContext.registerTool,
 //      today's document.modelContext.registerTool, and, in a paired page, until the bridge has sent the hub
 //      its tools frame; the peer is the floor any registry pays: the same 1,000 objects put in a Map.
+//   4. getTools() in a top page whose 10 iframes (5 of its origin, 5 of another, allow="tools *") hold 100
+//      tools each, plus 100 of its own: the frames protocol's cache (src/bridge/frames.ts); target ≤ 20 ms p50.
 //   3. One call's round trip, agent (MCP SDK client in Node) → hub (`wrangler dev`) → a real Chromium tab
 //      → agent, against the same call to a Node provider (`ws`, test/support/conformance-provider.mjs) on
 //      the same channel, interleaved, sequential.
@@ -11,7 +13,9 @@
 //
 //   BENCH_CALLS    round trips per provider (default 200, after 20 warm-ups each)
 //   BENCH_REPEATS  registration repeats, each in a freshly loaded page (default 5)
+//   BENCH_FRAME_CALLS  getTools() calls per frames page (default 50, after 5 warm-ups; BENCH_REPEATS pages)
 import { existsSync, readFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { mkdir, rm } from "node:fs/promises";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -34,6 +38,10 @@ const WARMUP = 20;
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 5);
 const TOOLS = 1000;
 const TARGET_GZIP = 15 * 1024;
+const FRAME_CALLS = Number(process.env.BENCH_FRAME_CALLS ?? 50);
+const FRAMES = 10;
+const FRAME_TOOLS = 100;
+const TARGET_FRAMES_P50 = 20;
 
 const log = (line) => console.error(`[bridge] ${line}`);
 
@@ -128,6 +136,80 @@ async function registerInPage(page, how, count) {
   );
 }
 
+/**
+ * getTools() timings (ms, call to resolution) in a top page of `top` with FRAMES iframes, half of `top`'s
+ * origin and half of `other`'s, each with FRAME_TOOLS tools (the cross-origin ones exposed to the top).
+ */
+async function frameGetTools(browser, top, other) {
+  const page = await browser.newPage();
+  await page.goto(`${top}/top`);
+  await page.evaluate(
+    async ([top, other, frames, count]) => {
+      const mk = (src) =>
+        new Promise((resolve) => {
+          const f = document.createElement("iframe");
+          f.src = src;
+          f.allow = "tools *";
+          f.onload = resolve;
+          document.body.append(f);
+        });
+      const register = (w, prefix, exposedTo) => {
+        for (let i = 0; i < count; i++) w.postMessage({ register: `${prefix}_${i}`, exposedTo }, "*");
+      };
+      const tool = (name) => ({
+        name,
+        description: `Bench tool ${name}: echoes its text.`,
+        inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+        execute: ({ text }) => text,
+      });
+      for (let i = 0; i < count; i++) await document.modelContext.registerTool(tool(`top_${i}`));
+      for (let f = 0; f < frames; f++) await mk(`${f % 2 ? other : top}/child`);
+      [...document.querySelectorAll("iframe")].forEach((f, n) =>
+        register(f.contentWindow, `frame${n}`, n % 2 ? [top] : []),
+      );
+      const want = count * (frames + 1);
+      while ((await document.modelContext.getTools({ fromOrigins: [other] })).length < want)
+        await new Promise((r) => setTimeout(r, 20));
+    },
+    [top, other, FRAMES, FRAME_TOOLS],
+  );
+  const times = await page.evaluate(
+    async ([other, calls, want]) => {
+      const out = [];
+      for (let i = 0; i < calls + 5; i++) {
+        const t0 = performance.now();
+        const tools = await document.modelContext.getTools({ fromOrigins: [other] });
+        const ms = performance.now() - t0;
+        if (tools.length !== want) throw new Error(`getTools gave ${tools.length} tools, not ${want}`);
+        if (i >= 5) out.push(ms);
+      }
+      return out;
+    },
+    [other, FRAME_CALLS, FRAME_TOOLS * (FRAMES + 1)],
+  );
+  await page.close();
+  return times;
+}
+
+/** Pages for frameGetTools: /top and /child (which registers what its parent posts), on every interface. */
+async function framesSite(hubUrl) {
+  const child = `<script>addEventListener("message", (e) => e.data.register && document.modelContext.registerTool({
+    name: e.data.register, description: "Bench tool " + e.data.register + ": echoes its text.",
+    inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+    execute: ({ text }) => text }, { exposedTo: e.data.exposedTo }));</script>`;
+  const server = createServer((req, res) => {
+    res.setHeader("content-type", "text/html");
+    res.end(`<!doctype html><script src="${hubUrl}/bridge.js"></script>${req.url === "/child" ? child : ""}`);
+  });
+  await new Promise((resolve) => server.listen(0, resolve));
+  const { port } = server.address();
+  return {
+    top: `http://127.0.0.1:${port}`,
+    other: `http://localhost:${port}`,
+    stop: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
 async function main() {
   await mkdir(DATA, { recursive: true });
   const when = new Date().toISOString().slice(0, 10);
@@ -180,6 +262,15 @@ async function main() {
       }
       log(`register ${TOOLS} (${how}): median ${fmt(median(registration[how]))} ms`);
     }
+
+    // 4. getTools() across frames.
+    const site = await framesSite(hubUrl);
+    cleanups.unshift(() => site.stop());
+    const frameTimes = [];
+    for (let r = 0; r < REPEATS; r++)
+      frameTimes.push(...(await frameGetTools(browser, site.top, site.other)));
+    const framesStats = summary(frameTimes);
+    log(`getTools() across ${FRAMES} frames: p50 ${fmt(framesStats.p50)} ms, p95 ${fmt(framesStats.p95)} ms`);
 
     // 3. Round trips: one channel, a paired tab and a Node provider, one agent.
     const channel = await seedChannel({ hubUrl, name: "bridge bench" });
@@ -295,6 +386,28 @@ async function main() {
         ],
       ],
     );
+    const framesTable = table(
+      [
+        "getTools({fromOrigins}) in the top page",
+        "p50 ms",
+        "p95 ms",
+        "mean ms",
+        "calls",
+        "target",
+        "verdict",
+      ],
+      [
+        [
+          `${FRAMES} iframes × ${FRAME_TOOLS} tools + ${FRAME_TOOLS} of its own (${(FRAMES + 1) * FRAME_TOOLS} tools)`,
+          `**${fmt(framesStats.p50)}**`,
+          fmt(framesStats.p95),
+          fmt(framesStats.mean),
+          framesStats.n,
+          `≤ ${TARGET_FRAMES_P50} ms p50`,
+          framesStats.p50 <= TARGET_FRAMES_P50 ? "met" : "**MISSED**",
+        ],
+      ],
+    );
     const text = [
       sizeTable,
       "",
@@ -305,6 +418,10 @@ async function main() {
       `One call's round trip, agent → hub → provider → agent: an MCP SDK client in Node on the channel's MCP URL (\`wrangler dev\`, local D1 and Durable Object), calling \`echo_tab\` (registered with \`document.modelContext\` in a paired Chromium tab) and \`echo\` (bench/relay/echo-provider.mjs: a Node \`ws\` provider paired as a sidecar, in its own process) on the same channel; both read-only (no approval dialog), both answer \`{content: [{type: "text", text}]}\`. ${CALLS} calls each, sequential, interleaved (the order alternates), after ${WARMUP} warm-ups each.`,
       "",
       rtTable,
+      "",
+      `\`document.modelContext.getTools()\` across a tab's frames: a top page (127.0.0.1) with ${FRAMES} iframes, half of its origin and half of another (localhost, \`allow="tools *"\`, tools exposed to the top), ${FRAME_TOOLS} tools in each document, the bridge in each; timed in the top page from the call to the promise's resolution (a later task, as the spec says), with \`fromOrigins\` naming the other origin so all ${(FRAMES + 1) * FRAME_TOOLS} tools come back, each with its schema copied. ${FRAME_CALLS} calls in each of ${REPEATS} fresh pages, after 5 warm-ups each. Same-origin frames' tools are read from their documents directly, the others' from the frames protocol's cache (src/bridge/frames.ts), kept current by their messages, so no call waits for another frame.`,
+      "",
+      framesTable,
       "",
       `- Bundle: **${kib(gzip)}** gzipped (target ≤ 15 KiB: ${gzip <= TARGET_GZIP ? "met" : "**MISSED**"}); one IIFE file; its UI (widget, approval dialog) is imported from the hub when first shown (\`/bridge-ui.js\`, ${kib(uiGzip)} gzipped).`,
       `- Round trip through a tab against a Node provider, p50: **${(tabStats.p50 / nodeStats.p50).toFixed(2)}×** (${tabStats.p50 >= nodeStats.p50 ? "+" : "−"}${fmt(Math.abs(tabStats.p50 - nodeStats.p50))} ms): the hub, not the provider, is where a relayed call's time goes (bench/relay).`,
