@@ -221,6 +221,20 @@ function asRegisteredTool(tool: FrameTool, win: Window = window, from: string = 
   };
 }
 
+/**
+ * Some builds' executeTool take the input as JSON text (WPT executeTool-invalid-dictionary passes '{}'):
+ * text that parses to an object is that object; any other string stays a string and is refused with a
+ * TypeError like any non-object (object-arguments), as native Chromium 156 refuses every string.
+ */
+function fromJsonText(input: unknown): unknown {
+  if (typeof input !== "string") return input;
+  try {
+    const parsed: unknown = JSON.parse(input);
+    if (typeof parsed === "object" && parsed !== null) return parsed;
+  } catch {}
+  return input;
+}
+
 type Handler = ((this: ModelContext, event: Event) => unknown) | null;
 
 export class ModelContext extends EventTarget {
@@ -283,7 +297,7 @@ export class ModelContext extends EventTarget {
       } catch {}
       if (!target || target === "null")
         throw new DOMException(`Bad tool origin ${tool.origin}.`, "NotSupportedError");
-      const input = inputObject === undefined ? {} : inputObject;
+      const input = inputObject === undefined ? {} : fromJsonText(inputObject);
       const json = typeof input === "object" && input !== null ? JSON.stringify(input) : undefined;
       if (json === undefined)
         throw new TypeError("The tool's input must be an object that JSON can represent.");
