@@ -1,4 +1,6 @@
-// The extension's ISOLATED-world content script, the go-between of a tab's page and the service worker:
+// The extension's ISOLATED-world content script, the go-between of a tab's page and the service worker. In the
+// top frame only (the manifest gives it no all_frames, unlike the MAIN-world script): a tab has one line to the
+// service worker, and the top document's tool list already holds its frames' tools (main-world.ts).
 // - takes the private port from the first handshake on its own window (page-channel.ts says why that one is
 //   ours) and ignores every later window message from the page;
 // - opens its chrome.runtime Port to the service worker only once the page has tools (pages without WebMCP

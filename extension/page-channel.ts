@@ -33,9 +33,14 @@ export interface PageTool {
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   annotations: Record<string, unknown>;
+  /** Set for a tool of one of the tab's frames: that frame's origin (frames.ts; relayed in `_meta`). */
+  frameOrigin?: string;
 }
 
-/** MAIN → ISOLATED (over the port) → service worker: the page's whole tool list, after every change. */
+/**
+ * MAIN → ISOLATED (over the port) → service worker: the tab's whole tool list, after every change. Only the top
+ * frame's MAIN world sends one; it includes the frames' tools the top document sees (frameOrigin set).
+ */
 export interface ToolsMessage {
   type: "tools";
   tools: PageTool[];

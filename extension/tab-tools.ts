@@ -1,6 +1,9 @@
-// What the service worker knows of each tab: the tools its top document registered, labelled with the origin
+// What the service worker knows of each tab: the tools its top document lists (its own, then its frames'
+// tools it sees, each of those with its frame's origin in frameOrigin: frames.ts), labelled with the origin
 // the browser reported for the sender (chrome.runtime's MessageSender on the tab's Port), never with anything
-// the page said, and the Port that reaches it. A tab whose Port closes (the page went away, the tab closed)
+// the page said, and the Port that reaches it. frameOrigin is the page's word (an http(s) origin or dropped):
+// it only says which of the tab's frames a tool runs in, shown to the agent in `_meta` and in the approval
+// window, never the tab's label, its sharing decision or its "always allow" key, which stay the tab's origin. A tab whose Port closes (the page went away, the tab closed)
 // or whose top frame commits a new document is withdrawn at once, and from then on only the newly committed
 // document (the browser's documentId) speaks for the tab: a late message from the page that was left is dropped.
 import { isRecord, type PageTool } from "./page-channel.js";
@@ -44,6 +47,17 @@ export function senderOrigin(sender: Sender): string | undefined {
 
 const isString = (v: unknown): v is string => typeof v === "string";
 
+/** An http(s) origin as the page's frames layer names a frame's (anything else is dropped, not relayed). */
+function isOrigin(v: unknown): v is string {
+  if (!isString(v)) return false;
+  try {
+    const url = new URL(v);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.origin === v;
+  } catch {
+    return false;
+  }
+}
+
 /** A tool from the page, checked for shape (relay-frames.ts and the hub check it again before relaying). */
 function toPageTool(v: unknown): PageTool | undefined {
   if (!isRecord(v) || !isString(v.name) || !isString(v.description) || !isRecord(v.inputSchema)) return;
@@ -54,6 +68,7 @@ function toPageTool(v: unknown): PageTool | undefined {
     inputSchema: v.inputSchema,
     ...(isRecord(v.outputSchema) && { outputSchema: v.outputSchema }),
     annotations: isRecord(v.annotations) ? v.annotations : {},
+    ...(isOrigin(v.frameOrigin) && { frameOrigin: v.frameOrigin }),
   };
 }
 

@@ -151,7 +151,7 @@ export class Frames extends EventTarget {
 
   constructor(private readonly host: FrameHost) {
     super();
-    Object.defineProperty(window, SLOT, { value: this });
+    if (!Object.hasOwn(window, SLOT)) Object.defineProperty(window, SLOT, { value: this }); // first one wins
     addEventListener("message", (e) => this.onMessage(e));
     addEventListener("pagehide", () => this.broadcast({ t: "bye" }));
     this.broadcast({ t: "hello" });
