@@ -8,8 +8,9 @@
 // unserializable or invalid schema → TypeError; an aborted registration signal rejects with its reason and
 // aborting it later unregisters (only that registration, never a newer tool of the same name); exposedTo /
 // fromOrigins must be potentially trustworthy origins (SecurityError). getTools resolves in a later task,
-// sorted by name, as RegisteredTool {name, title ("" if none), description, inputSchema (a copy, undefined if
-// none was given), window, origin, annotations}. executeTool: a non-object input → TypeError, an omitted one
+// sorted by name, as RegisteredTool {name, title ("" if none), description, inputSchema (its JSON text, as
+// WPT's helpers compare it; with "type":"object" added where the page left type out; undefined if none was
+// given), window, origin, annotations}. executeTool: a non-object input → TypeError, an omitted one
 // → {}; a bad tool dictionary → TypeError; an unknown tool or a tool that throws → UnknownError; an aborted
 // signal rejects at once; aborting later rejects with the signal's reason, then (in a later task) aborts the
 // tool's signal with AbortError, then fires toolcancel. toolactivated fires at document.modelContext before
@@ -208,7 +209,9 @@ function asRegisteredTool(tool: FrameTool, win: Window = window, from: string = 
     name: tool.name,
     title: tool.title ?? "",
     description: tool.description,
-    ...(tool.inputSchema && { inputSchema: structuredClone(tool.inputSchema) }),
+    // JSON text, as WPT expects (toolsAreEqual compares it with JSON.stringify(schema)); native Chromium 156
+    // still gives an object.
+    ...(tool.inputSchema && { inputSchema: JSON.stringify(tool.inputSchema) }),
     window: win,
     origin: from,
     ...(Object.keys(a).length > 0 && {

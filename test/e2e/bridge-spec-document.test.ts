@@ -138,6 +138,7 @@ describe("document.modelContext, the current draft", () => {
         refused,
         accepted,
         schemas: Object.fromEntries(tools.map((t) => [t.name, t.inputSchema ?? "absent"])),
+        types: [...new Set(tools.map((t) => typeof t.inputSchema))],
         noneHasTheKey: "inputSchema" in tools.find((t) => t.name === "none")!,
       };
     });
@@ -153,15 +154,17 @@ describe("document.modelContext, the current draft", () => {
       "TypeError: inputSchema/anyOf must be a non-empty array of schemas",
     ]);
     expect(seen.accepted).toEqual([true, true, true]);
+    // The schema is JSON text (WPT's toolsAreEqual compares it with JSON.stringify(schema)).
+    expect(seen.types.sort()).toEqual(["string", "undefined"]);
     expect(seen.schemas).toEqual({
-      empty: { type: "object" },
-      untyped: { type: "object", properties: { q: { type: "string" } } },
-      rich: {
+      empty: JSON.stringify({ type: "object" }),
+      untyped: JSON.stringify({ properties: { q: { type: "string" } }, type: "object" }),
+      rich: JSON.stringify({
         type: "object",
         properties: { email: { type: "string", format: "email" }, n: { $ref: "#/$defs/n" } },
         $defs: { n: { type: "integer", minimum: 0 } },
         additionalProperties: true,
-      },
+      }),
       none: "absent",
     });
     expect(seen.noneHasTheKey).toBe(false);
@@ -259,7 +262,7 @@ describe("document.modelContext, the current draft", () => {
     ]);
   });
 
-  it("getTools lists every tool by name in code-unit order, as RegisteredTool dictionaries holding a copy of the schema", async () => {
+  it("getTools lists every tool by name in code-unit order, as RegisteredTool dictionaries holding the schema as JSON text taken at registration", async () => {
     const page = await open();
     const seen = await page.evaluate(async () => {
       const { modelContext: mc } = document as unknown as Doc;
@@ -280,7 +283,6 @@ describe("document.modelContext, the current draft", () => {
       await mc.registerTool({ name: "C", description: "upper case sorts first", execute: () => 1 });
       schema.properties.q.description = "changed by the page after registering";
       const first = await mc.getTools();
-      (first[2]!.inputSchema!.properties as Record<string, unknown>).q = "changed by the caller";
       const second = await mc.getTools();
       return {
         names: first.map((t) => t.name),
@@ -298,11 +300,11 @@ describe("document.modelContext, the current draft", () => {
         name: "b",
         title: "Find things",
         description: "finds",
-        inputSchema: {
+        inputSchema: JSON.stringify({
           type: "object",
           properties: { q: { type: "string", description: "query" } },
           required: ["q"],
-        },
+        }),
         origin,
         annotations: { readOnlyHint: true, untrustedContentHint: true, consequentialHint: false },
       },

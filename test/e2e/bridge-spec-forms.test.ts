@@ -34,7 +34,7 @@ describe("declarative <form toolname> tools", () => {
       title: "",
       description: "Add a stamp to the collection",
       origin: new URL(hubUrl).origin,
-      inputSchema: {
+      inputSchema: JSON.stringify({
         type: "object",
         properties: {
           name: { type: "string", description: "The stamp's name" },
@@ -48,7 +48,7 @@ describe("declarative <form toolname> tools", () => {
           notes: { type: "string", minLength: 2, maxLength: 200 },
         },
         required: ["name", "condition"],
-      },
+      }),
     });
   });
 
@@ -292,7 +292,8 @@ describe("declarative <form toolname> tools", () => {
       mc.addEventListener("toolchange", () => changes++);
       const snapshot = async () =>
         (await mc.getTools()).map(
-          (t) => `${t.name}: ${t.description} ${Object.keys(t.inputSchema!.properties as object).join(",")}`,
+          (t) =>
+            `${t.name}: ${t.description} ${Object.keys((JSON.parse(t.inputSchema!) as { properties: object }).properties).join(",")}`,
         );
       const form = document.createElement("form");
       form.setAttribute("toolname", "book-table");

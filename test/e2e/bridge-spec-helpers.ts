@@ -33,7 +33,8 @@ export interface RegisteredToolView {
   name: string;
   title: string;
   description: string;
-  inputSchema?: Record<string, unknown>;
+  /** JSON text, as WPT compares it. */
+  inputSchema?: string;
   window: Window;
   origin: string;
   annotations?: Record<string, boolean>;
