@@ -1,6 +1,7 @@
 // The approval window, opened by the service worker as approval.html#<approvalId> in a popup window of its
 // own: an extension page, so no web page can script, frame or overlay it. It shows who asks (channel, agent,
-// the client's self-declared name as secondary text), where (the tab's origin as the browser reported it),
+// the client's self-declared name as secondary text), where (the tab's origin as the browser reported it, and
+// for a tool of one of the tab's frames, that frame's origin, which the page's frames report),
 // what (tool and arguments, as text only) and until when; the user approves, denies or always allows on this
 // channel. Deny has the focus, so Enter or Space pressed by habit never approves, and Approve only arms a
 // moment after the window is shown or focused, so a click aimed at something else cannot land on it.
@@ -42,6 +43,8 @@ function show(approval: ApprovalState): void {
   client.textContent = approval.client ? `(the client says it is “${approval.client}”)` : "";
   client.hidden = !approval.client;
   byId("site").textContent = approval.origin;
+  byId("frame").textContent = approval.frameOrigin ?? "";
+  byId("frame").hidden = byId("frame-term").hidden = !approval.frameOrigin;
   byId("tool-title").textContent = approval.title ?? "";
   byId("tool-name").textContent = approval.tool;
   byId("arguments").textContent = prettyArguments(approval.arguments);

@@ -48,6 +48,8 @@ export interface ApprovalState {
   tabId: number;
   /** The tab's origin as the browser reports it. */
   origin: string;
+  /** Set when the tool lives in one of the tab's frames: that frame's origin, as the page's frames say. */
+  frameOrigin?: string;
   tool: string;
   title: string | null;
   arguments: Record<string, unknown>;

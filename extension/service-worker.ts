@@ -167,6 +167,7 @@ async function runCall(tabId: number, socket: TabSocket, frame: CallFrame): Prom
       client: typeof frame.approval.client === "string" ? frame.approval.client.slice(0, 64) : null,
       tabId,
       origin: tab.origin,
+      ...(tool?.frameOrigin !== undefined && { frameOrigin: tool.frameOrigin }),
       tool: frame.name,
       title: tool?.title ?? null,
       arguments: frame.arguments,
