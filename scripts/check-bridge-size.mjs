@@ -1,7 +1,8 @@
 // /bridge.js's size as the hub serves it: web/assets/bridge.js (built by scripts/build.mjs, which `npm test`
 // runs first) gzipped at level 9, against the 15 KiB limit (issue 4, kept by issue 15 while the bridge grows:
 // frames, validation before execute). Also prints /bridge-ui.js, the widget's face and the approval dialog,
-// which /bridge.js imports from the hub only when a widget or a dialog is shown (not counted in the limit).
+// which /bridge.js imports from the hub only when a widget or a dialog is shown, and /bridge-relay.js, the
+// relay, which it imports only when the page is paired or pairs (neither counted in the limit).
 // Also checks that @cfworker/json-schema's format checks stayed out of /bridge.js (scripts/lib/bundles.mjs).
 // Exits 1 when /bridge.js is over the limit, carries the format checks, or a file is missing. `--limit <KiB>`
 // changes the limit.
@@ -13,6 +14,7 @@ const LIMIT_KIB = at > 0 ? Number(process.argv[at + 1]) : 15;
 const FILES = [
   ["/bridge.js", new URL("../web/assets/bridge.js", import.meta.url)],
   ["/bridge-ui.js", new URL("../web/assets/bridge-ui.js", import.meta.url)],
+  ["/bridge-relay.js", new URL("../web/assets/bridge-relay.js", import.meta.url)],
 ];
 
 const kib = (n) => (n / 1024).toFixed(1);

@@ -89,6 +89,17 @@ export const BUNDLES = [
     outfile: "web/assets/bridge-ui.js",
     options: { ...bridgeBrowser, format: "esm" },
   },
+  // The bridge's relay (pairing, the WebSocket, calls): imported by /bridge.js from the same hub when the page
+  // is paired or pairs (src/bridge/relay-loader.ts). It gets the page's registry by injection: a copy of these
+  // modules in it would be a second registry, so the build fails if one is bundled (`without`).
+  {
+    name: "bridge-relay",
+    group: "browser",
+    entry: "src/bridge/relay.ts",
+    outfile: "web/assets/bridge-relay.js",
+    options: { ...browser, format: "esm" },
+    without: ["src/bridge/registry.ts", "src/bridge/model-context.ts", "src/bridge/frames.ts"],
+  },
   ...DASHBOARD_SCRIPTS.map((name) => ({
     name: `dashboard:${name}`,
     group: "browser",
@@ -165,19 +176,24 @@ export async function buildBundles({ log = (line) => console.log(line), group } 
     }
     const started = Date.now();
     const out = join(ROOT, bundle.outfile);
-    const contents = bundle.copy
-      ? readFileSync(entry)
-      : (
-          await esbuild.build({
-            entryPoints: [entry],
-            outfile: out,
-            bundle: true,
-            legalComments: "none",
-            logLevel: "warning",
-            write: false,
-            ...bundle.options,
-          })
-        ).outputFiles[0].contents;
+    let contents;
+    if (bundle.copy) contents = readFileSync(entry);
+    else {
+      const result = await esbuild.build({
+        entryPoints: [entry],
+        outfile: out,
+        bundle: true,
+        legalComments: "none",
+        logLevel: "warning",
+        write: false,
+        metafile: Boolean(bundle.without),
+        ...bundle.options,
+      });
+      const carried = (bundle.without ?? []).filter((path) => path in result.metafile.inputs);
+      if (carried.length)
+        throw new Error(`${bundle.outfile} must not bundle ${carried.join(", ")} (scripts/lib/bundles.mjs).`);
+      contents = result.outputFiles[0].contents;
+    }
     mkdirSync(dirname(out), { recursive: true });
     const temp = `${out}.${process.pid}.tmp`;
     try {

@@ -1,10 +1,12 @@
 // /bridge.js: what a site adds to its pages with one script tag. Installs WebMCP (both API generations, one
 // registry; install.ts), connects the registry's tools to the user's channel on the hub this script was
-// loaded from (relay-client.ts), defines <webmcp-hub-widget>, and exposes window.webmcpHub:
-// pair(code) → Promise<{channelId}>, disconnect(), status ("unpaired" | "connecting" | "connected", or
-// "extension" when the webmcp-hub browser extension relays the page and the bridge stands aside) and a
-// `statuschange` event. Only in secure contexts, and only once per page. The widget's face and the approval
-// dialog load from the same hub when first shown (/bridge-ui.js; ui-loader.ts).
+// loaded from, defines <webmcp-hub-widget>, and exposes window.webmcpHub: pair(code) → Promise<{channelId}>,
+// disconnect(), status ("unpaired" | "connecting" | "connected", or "extension" when the webmcp-hub browser
+// extension relays the page and the bridge stands aside) and a `statuschange` event. Only in secure
+// contexts, and only once per page. The WebMCP API is all here, so the script's text also works inlined
+// (without a src; the hub is then the page's own origin). The relay (relay-client.ts) loads from the same hub
+// when the page is paired or pairs (/bridge-relay.js; relay-loader.ts), the widget's face and the approval
+// dialog when first shown (/bridge-ui.js; ui-loader.ts).
 //
 // Frames (frames.ts): where the polyfill is document.modelContext, it spans the tab's frames. Only the
 // top-level document's bridge relays, its own tools and the frames' tools visible to it; a subframe's bridge
@@ -15,12 +17,12 @@ import { RelayTools } from "./frames.js";
 import { installWebMcp, nativeFrames } from "./install.js";
 import { modelContext, shareAcrossFrames } from "./model-context.js";
 import { registry } from "./registry.js";
-import { RelayClient } from "./relay-client.js";
-import { defineWidget, uiLoader, widgetRoot } from "./ui-loader.js";
+import { RelayHub } from "./relay-loader.js";
+import { defineWidget, uiLoader } from "./ui-loader.js";
 
 declare global {
   interface Window {
-    webmcpHub?: RelayClient;
+    webmcpHub?: RelayHub;
   }
 }
 
@@ -52,34 +54,17 @@ if (!window.isSecureContext) {
   const subframe = window !== window.top;
   const origin = hubOrigin();
   const ui = uiLoader(origin);
-  const hub = new RelayClient({
+  const hub = new RelayHub({
     hubOrigin: origin,
     registry: polyfilled && !subframe ? new RelayTools(registry, frames) : registry,
     relayedByTop: () => subframe && frames.topHasBridge,
     storage: storage(),
     // The webmcp-hub extension installed WebMCP before this script and relays the page itself.
     viaExtension: extensionPresent(),
-    // No dialog, no approval: the call is not run, and the agent is told why.
-    approve: (request) =>
-      ui().then(
-        (m) => m.askApproval(widgetRoot(), request),
-        (e: unknown) => {
-          throw new Error(
-            `The approval dialog could not load, so ${request.tool} was not run: ${(e as Error).message}.`,
-          );
-        },
-      ),
+    ui,
   });
   window.webmcpHub = hub;
   defineWidget(hub, ui);
-  addEventListener("pagehide", () => hub.pageHidden());
-  addEventListener("pageshow", (e) => e.persisted && hub.pageShown());
-  addEventListener("focus", () => hub.pageActive());
-  addEventListener("storage", (e) => hub.storageChanged(e.key));
-  document.addEventListener(
-    "visibilitychange",
-    () => document.visibilityState === "visible" && hub.pageActive(),
-  );
   if (subframe) {
     frames.addEventListener("hi", () => frames.topHasBridge && hub.standAside());
     if (document.readyState === "complete") hub.start();

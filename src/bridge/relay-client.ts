@@ -1,11 +1,17 @@
 // The tab's side of the relay: pairs with a channel, keeps the provider token (per hub origin, in
-// localStorage), holds the WebSocket to /relay/:channelId with backoff, publishes the registry's tools and
-// runs the hub's calls (approval first when asked, an AbortSignal tied to cancel and timeout, results
-// normalised). Frames are the ones of src/protocol/frames.ts; only their types are imported (no zod here).
+// localStorage; pairing.ts), holds the WebSocket to /relay/:channelId with backoff, publishes the registry's
+// tools and runs the hub's calls (approval first when asked, an AbortSignal tied to cancel and timeout,
+// results normalised). Frames are the ones of src/protocol/frames.ts; only their types are imported (no zod).
+// Part of /bridge-relay.js (relay.ts), which /bridge.js imports from the hub when the page pairs or is paired
+// (relay-loader.ts). window.webmcpHub is /bridge.js's stand-in (RelayHub); this client gets the live objects
+// it needs from there (the registry, the approval dialog, storage, the stand-in to fire events on), so it
+// imports no value from registry.ts, frames.ts or model-context.ts: the page keeps one registry.
 import type { CallFrame, HelloFrame, ProviderFrame } from "../protocol/frames.js";
 import type { CallToolResult } from "../protocol/results.js";
 import { AlwaysAllowed, type ApprovalDecision, type ApprovalRequest } from "./approval.js";
-import { CHANGE_EVENT, type ToolRegistry } from "./registry.js";
+import { widgetRoot, type BridgeUi } from "./ui-loader.js";
+import { alwaysKey, forgetStored, pairingKey, parsePairing, readStored, type Pairing } from "./pairing.js";
+import type { ToolRegistry } from "./registry.js";
 import {
   CLOSE_ORIGIN_REFUSED,
   CLOSE_TOKEN_REFUSED,
@@ -23,26 +29,31 @@ export { RELAY_SUBPROTOCOL } from "./relay-frames.js";
 import { RELAY_SUBPROTOCOL } from "./relay-frames.js";
 export const BRIDGE_VERSION = "bridge/0.1.0";
 
-interface Pairing {
-  channelId: string;
-  providerToken: string;
-  relayUrl: string;
-}
-
 export interface RelayClientOptions {
   /** The hub's origin, from the bridge script's own src. */
   hubOrigin: string;
-  /** The tools to relay: the registry, or in the top-level document RelayTools (frames.ts: frames' tools too). */
-  registry: Pick<ToolRegistry, "list" | "get"> & EventTarget;
+  /** The tools to relay: the registry, or in the top-level document RelayTools (frames.ts: frames' tools too).
+   *  Its changes are announced by calling toolsChanged(). */
+  registry: Pick<ToolRegistry, "list" | "get">;
   /** localStorage, or null where the page may not use it (the pairing then lasts for this page). */
   storage: Storage | null;
-  /** The webmcp-hub extension relays this page: never connect (see HubStatus "extension"). */
-  viaExtension?: boolean;
   /** In a subframe: true once the top-level document's bridge is known to relay the tab (frames.ts), so this
    *  one never connects. */
   relayedByTop?: () => boolean;
-  /** Shows the approval dialog. */
-  approve(request: ApprovalRequest): Promise<ApprovalDecision>;
+  /** /bridge.js's loader of /bridge-ui.js (ui-loader.ts), where the approval dialog is. */
+  ui(): Promise<typeof BridgeUi>;
+  /** window.webmcpHub (RelayHub): the state the page sees, kept there by this client, and where
+   *  `statuschange` and `toolschange` are fired. */
+  hub: HubState;
+}
+
+/** What the page reads on window.webmcpHub; written by the client, read by the widget and page scripts. */
+export interface HubState extends EventTarget {
+  status: HubStatus;
+  /** The last problem worth telling the user (a refused token, a failed pairing), or "". */
+  problem: string;
+  /** How many tools the hub was last sent. */
+  toolCount: number;
 }
 
 interface RunningCall {
@@ -50,12 +61,9 @@ interface RunningCall {
   controller: AbortController;
 }
 
-export class RelayClient extends EventTarget {
-  status: HubStatus = "unpaired";
-  /** The last problem worth telling the user (a refused token, a failed pairing), or "". */
-  problem = "";
-  /** How many tools the hub was last sent. */
-  toolCount = 0;
+/** The relay of one tab. The webmcp-hub extension's case (HubStatus "extension") is RelayHub's: the relay then
+ *  never loads. */
+export class RelayClient {
   private pairing: Pairing | null = null;
   private ws: WebSocket | null = null;
   private welcomed = false;
@@ -67,34 +75,33 @@ export class RelayClient extends EventTarget {
   private readonly key: string;
 
   constructor(private readonly o: RelayClientOptions) {
-    super();
-    this.key = `webmcp-hub:${o.hubOrigin}`;
-    this.pairing = this.load(this.read());
-    o.registry.addEventListener(CHANGE_EVENT, () => this.scheduleTools());
-  }
-
-  get hubOrigin(): string {
-    return this.o.hubOrigin;
+    this.key = pairingKey(o.hubOrigin);
+    this.pairing = this.read();
+    // The page's lifecycle, for as long as the page lives (before this client loaded, RelayHub watched
+    // `storage` alone: nothing else matters without a client).
+    addEventListener("pagehide", () => this.pageHidden());
+    addEventListener("pageshow", (e) => e.persisted && this.start());
+    addEventListener("focus", () => this.pageActive());
+    addEventListener("storage", (e) => this.storageChanged(e.key));
+    document.addEventListener(
+      "visibilitychange",
+      () => document.visibilityState === "visible" && this.pageActive(),
+    );
   }
 
   get channelId(): string | null {
     return this.pairing?.channelId ?? null;
   }
 
-  /** Connects with the stored token, if there is one, unless the extension relays this page. */
+  /** Connects with the stored token, if there is one and no socket is open (at start, and when the page is
+   *  shown again from the back/forward cache). */
   start(): void {
-    if (this.o.viaExtension) this.setStatus("extension");
-    else if (this.pairing) this.connect();
+    if (this.pairing && !this.ws) this.connect();
   }
 
-  /** Redeems a pairing code for this page's origin, keeps the token and connects. */
+  /** Redeems a pairing code for this page's origin, keeps the token and connects. (RelayHub has refused it
+   *  already where the extension or the top-level document relays the tab.) */
   async pair(code: string): Promise<{ channelId: string }> {
-    if (this.o.viaExtension)
-      throw this.fail(
-        "The webmcp-hub browser extension relays this page: pair the extension and allow this site in its popup.",
-      );
-    if (this.o.relayedByTop?.())
-      throw this.fail("The page this frame is in relays its tools: pair that page instead.");
     let res: Response;
     try {
       res = await fetch(`${this.o.hubOrigin}/api/pair`, {
@@ -106,7 +113,7 @@ export class RelayClient extends EventTarget {
       throw this.fail(`Could not reach the hub at ${this.o.hubOrigin}. Check your connection and try again.`);
     }
     const body: unknown = await res.json().catch(() => null);
-    const paired = res.ok ? this.load(JSON.stringify(body)) : null;
+    const paired = res.ok ? parsePairing(JSON.stringify(body)) : null;
     if (!paired) {
       const error = (body as { error?: { message?: unknown } } | null)?.error?.message;
       throw this.fail(typeof error === "string" ? error : `Pairing failed (HTTP ${res.status}).`);
@@ -115,14 +122,14 @@ export class RelayClient extends EventTarget {
     this.pairing = paired;
     this.write(JSON.stringify(paired));
     this.attempt = this.refusals = 0;
-    this.problem = "";
+    this.o.hub.problem = "";
     this.connect();
     return { channelId: paired.channelId };
   }
 
   /** The top-level document's bridge relays this frame: close the socket, and connect no more. */
   standAside(): void {
-    if (this.status !== "connecting" && this.status !== "connected") return;
+    if (this.o.hub.status !== "connecting" && this.o.hub.status !== "connected") return;
     this.stop();
     this.setStatus("unpaired");
   }
@@ -133,7 +140,7 @@ export class RelayClient extends EventTarget {
   }
 
   // ------------------------------------------------------------------------------------------------------
-  // Page lifecycle, called by index.ts.
+  // Page lifecycle (the constructor's listeners).
 
   /** The page is being hidden or unloaded: its running calls fail now, then the socket closes. */
   pageHidden(): void {
@@ -151,11 +158,6 @@ export class RelayClient extends EventTarget {
     this.stop();
   }
 
-  /** The page is shown again (back/forward cache): reconnect. */
-  pageShown(): void {
-    if (this.pairing && !this.ws && !this.o.viaExtension) this.connect();
-  }
-
   /** The page became visible or focused: tell the hub this tab is the most recently active one. */
   pageActive(): void {
     if (this.welcomed) this.hello();
@@ -163,8 +165,8 @@ export class RelayClient extends EventTarget {
 
   /** Another tab of this origin paired or disconnected (the `storage` event). */
   storageChanged(key: string | null): void {
-    if (this.o.viaExtension || (key !== null && key !== this.key)) return;
-    const next = this.load(this.read());
+    if (key !== null && key !== this.key) return;
+    const next = this.read();
     if (JSON.stringify(next) === JSON.stringify(this.pairing)) return;
     this.stop();
     this.pairing = next;
@@ -246,27 +248,22 @@ export class RelayClient extends EventTarget {
 
   private forget(problem: string): void {
     this.stop();
-    if (this.pairing) this.allowed(this.pairing).clear();
+    forgetStored(this.o.storage, this.key);
     this.pairing = null;
-    this.problem = problem;
-    try {
-      this.o.storage?.removeItem(this.key);
-    } catch {
-      // blocked storage: nothing was kept
-    }
+    this.o.hub.problem = problem;
     this.setStatus("unpaired", true);
   }
 
   private fail(problem: string): Error {
-    this.problem = problem;
-    this.setStatus(this.status, true);
+    this.o.hub.problem = problem;
+    this.setStatus(this.o.hub.status, true);
     return new Error(problem);
   }
 
   private setStatus(status: HubStatus, force = false): void {
-    if (status === this.status && !force) return;
-    this.status = status;
-    this.dispatchEvent(new CustomEvent("statuschange", { detail: { status } }));
+    if (status === this.o.hub.status && !force) return;
+    this.o.hub.status = status;
+    this.o.hub.dispatchEvent(new CustomEvent("statuschange", { detail: { status } }));
   }
 
   /** Sends a frame; one over the hub's limit (UTF-8 bytes) would close the socket, so it is never sent. */
@@ -291,7 +288,7 @@ export class RelayClient extends EventTarget {
       case "welcome":
         this.welcomed = true;
         this.attempt = this.refusals = 0;
-        this.problem = "";
+        this.o.hub.problem = "";
         this.hello();
         this.sendTools();
         this.setStatus("connected", true);
@@ -321,7 +318,8 @@ export class RelayClient extends EventTarget {
     this.send(frame);
   }
 
-  private scheduleTools(): void {
+  /** The registry's tools changed (RelayHub listens to the registry). */
+  toolsChanged(): void {
     clearTimeout(this.toolsTimer);
     // The registry batches per microtask; this also joins changes spread over a few tasks.
     this.toolsTimer = setTimeout(() => this.sendTools(), 10);
@@ -332,16 +330,16 @@ export class RelayClient extends EventTarget {
     if (!this.welcomed) return;
     const { text, sent, warnings } = toolsFrameText(this.o.registry.list());
     for (const warning of warnings) console.warn(`webmcp-hub: ${warning}`);
-    this.toolCount = sent;
+    this.o.hub.toolCount = sent;
     if (this.ws?.readyState === 1) this.ws.send(text);
-    this.dispatchEvent(new Event("toolschange"));
+    this.o.hub.dispatchEvent(new Event("toolschange"));
   }
 
   // ------------------------------------------------------------------------------------------------------
   // Calls.
 
   private allowed(pairing: Pairing): AlwaysAllowed {
-    return new AlwaysAllowed(this.o.storage, `${this.key}:always:${pairing.channelId}`);
+    return new AlwaysAllowed(this.o.storage, alwaysKey(this.key, pairing.channelId));
   }
 
   private async run(call: CallFrame): Promise<void> {
@@ -363,7 +361,7 @@ export class RelayClient extends EventTarget {
       } else {
         const allowed = this.allowed(pairing);
         if (call.approval && !allowed.has(call.name)) {
-          const decision = await this.o.approve({
+          const decision = await this.approve({
             // Capped here too (frames.ts: 128 and LIMITS.clientNameMax): the dialog must stay readable.
             agent: String(call.approval.agent).slice(0, 128),
             client: typeof call.approval.client === "string" ? call.approval.client.slice(0, 64) : undefined,
@@ -392,6 +390,19 @@ export class RelayClient extends EventTarget {
     this.send({ type: "result", id: call.id, result, ...(denied ? { denied: true } : {}) });
   }
 
+  /** Shows the approval dialog (in the page's first widget; one is added if there is none). No dialog, no
+   *  approval: the call is not run, and the agent is told why. */
+  private approve(request: ApprovalRequest): Promise<ApprovalDecision> {
+    return this.o.ui().then(
+      (m) => m.askApproval(widgetRoot(), request),
+      (e: unknown) => {
+        throw new Error(
+          `The approval dialog could not load, so ${request.tool} was not run: ${messageOf(e)}.`,
+        );
+      },
+    );
+  }
+
   private abortCalls(reason: string): void {
     for (const call of this.calls.values()) call.controller.abort(new DOMException(reason, "AbortError"));
     this.calls.clear();
@@ -400,12 +411,8 @@ export class RelayClient extends EventTarget {
   // ------------------------------------------------------------------------------------------------------
   // Storage.
 
-  private read(): string | null {
-    try {
-      return this.o.storage?.getItem(this.key) ?? null;
-    } catch {
-      return null;
-    }
+  private read(): Pairing | null {
+    return parsePairing(readStored(this.o.storage, this.key));
   }
 
   private write(value: string): void {
@@ -414,24 +421,5 @@ export class RelayClient extends EventTarget {
     } catch {
       // Storage blocked or full: the pairing lasts for this page only.
     }
-  }
-
-  /** A stored or received pairing, if it has the three fields and nothing odd in them. */
-  private load(text: string | null): Pairing | null {
-    try {
-      const p = JSON.parse(text ?? "null") as Partial<Pairing> | null;
-      if (
-        typeof p?.channelId === "string" &&
-        typeof p.providerToken === "string" &&
-        p.providerToken.startsWith("whr_") &&
-        typeof p.relayUrl === "string" &&
-        /^wss?:\/\//.test(p.relayUrl)
-      ) {
-        return { channelId: p.channelId, providerToken: p.providerToken, relayUrl: p.relayUrl };
-      }
-    } catch {
-      // not JSON: treat as unpaired
-    }
-    return null;
   }
 }

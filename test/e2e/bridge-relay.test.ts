@@ -772,17 +772,28 @@ describe("the bridge relays a page's WebMCP tools to the user's agent", () => {
 });
 
 describe("/bridge.js on the hub", () => {
-  it("is served as JavaScript, at most 15 KiB gzipped, importing nothing but its UI", async () => {
+  it("is served as JavaScript, at most 15 KiB gzipped, importing nothing but its UI and its relay", async () => {
     const res = await fetch(`${hubUrl}/bridge.js`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^(text|application)\/javascript/);
     const body = Buffer.from(await res.arrayBuffer());
     const { gzipSync } = await import("node:zlib");
     expect(gzipSync(body, { level: 9 }).byteLength).toBeLessThanOrEqual(15 * 1024);
-    // A classic script: no static imports; its one import() loads /bridge-ui.js (the widget's face and the
-    // approval dialog) from the hub when one is shown (test/e2e/bridge-ui.test.ts).
+    // A classic script: no static imports; its two import()s load /bridge-ui.js (the widget's face and the
+    // approval dialog) when one is shown (test/e2e/bridge-ui.test.ts) and /bridge-relay.js (the relay) when
+    // the page is paired or pairs (test/e2e/bridge-relay-loading.test.ts), both from the hub.
     expect(body.toString()).not.toMatch(/\bimport\s*[{"']/);
-    expect(body.toString().match(/\bimport\s*\(/g)).toHaveLength(1);
+    expect(body.toString().match(/\bimport\s*\(/g)).toHaveLength(2);
     expect(body.toString()).toContain("/bridge-ui.js");
+    expect(body.toString()).toContain("/bridge-relay.js");
+  });
+
+  it("imports a relay that is an ES module with no imports of its own", async () => {
+    const res = await fetch(`${hubUrl}/bridge-relay.js`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^(text|application)\/javascript/);
+    const body = await res.text();
+    expect(body).toMatch(/\bexport\s*\{[^}]*\bRelayClient\b/);
+    expect(body).not.toMatch(/\bimport\s*[{"'(]/);
   });
 });

@@ -126,8 +126,11 @@ describe("static files", () => {
     await res.body?.cancel();
   });
 
-  it("lets any site's page import /bridge-ui.js, the bridge's UI, as a module (CORS)", async () => {
-    const res = await api("/bridge-ui.js", { headers: { origin: "https://shop.example" } });
+  it.each([
+    ["/bridge-ui.js", "the bridge's UI"],
+    ["/bridge-relay.js", "the bridge's relay"],
+  ])("lets any site's page import %s, %s, as a module (CORS)", async (path) => {
+    const res = await api(path, { headers: { origin: "https://shop.example" } });
     expect(res.status).toBe(200);
     // Module scripts are refused unless served as JavaScript.
     expect(res.headers.get("content-type")).toMatch(/javascript/);

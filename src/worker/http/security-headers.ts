@@ -1,6 +1,6 @@
 // Security headers for every response, chosen by what the response is for: the dashboard's pages and files
 // (strict CSP, never framed), the API and MCP endpoints (nothing to render), and /bridge.js (any site's script)
-// with /bridge-ui.js (its UI, which it imports).
+// with /bridge-ui.js and /bridge-relay.js (its UI and its relay, which it imports).
 import type { Context, MiddlewareHandler } from "hono";
 import { NONCE, secureHeaders } from "hono/secure-headers";
 import { consentFormAction } from "../oauth/consent-csp.js";
@@ -16,8 +16,9 @@ import { consentFormAction } from "../oauth/consent-csp.js";
  * - `embeddable`: /bridge.js, which any site loads with a plain `<script src>`: `Cross-Origin-Resource-Policy:
  *   cross-origin` (also satisfies sites with `Cross-Origin-Embedder-Policy: require-corp`) and
  *   `Access-Control-Allow-Origin: *` (for `<script crossorigin>` and integrity checks); no CSP or frame rules.
- *   Also /bridge-ui.js, the widget's face and the approval dialog, which /bridge.js imports with import() from
- *   the hub into any site's page: a module script is fetched with CORS, so `*` is required there.
+ *   Also /bridge-ui.js (the widget's face and the approval dialog) and /bridge-relay.js (the relay: pairing,
+ *   the WebSocket, calls), which /bridge.js imports with import() from the hub into any site's page: a module
+ *   script is fetched with CORS, so `*` is required there.
  * - `upgrade`: provider WebSocket upgrades (/relay/…): a 101 renders nothing, and is passed through untouched.
  * All but `upgrade` send `X-Content-Type-Options: nosniff` and `Referrer-Policy: strict-origin-when-cross-origin`.
  * HSTS is left to the zone's setting: the same Worker answers plain http under `npm start`.
@@ -25,7 +26,7 @@ import { consentFormAction } from "../oauth/consent-csp.js";
 export type ResponseKind = "page" | "api" | "embeddable" | "upgrade";
 
 export function responseKind(path: string): ResponseKind {
-  if (path === "/bridge.js" || path === "/bridge-ui.js") return "embeddable";
+  if (path === "/bridge.js" || path === "/bridge-ui.js" || path === "/bridge-relay.js") return "embeddable";
   if (path.startsWith("/relay/")) return "upgrade";
   if (
     path.startsWith("/api/") ||
