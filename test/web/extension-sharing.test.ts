@@ -89,6 +89,35 @@ describe("the tab store", () => {
     expect(store.get(1)?.tools.map((t) => t.name)).toEqual(["ok"]);
   });
 
+  test("a frame tool keeps its frameOrigin when it is an http(s) origin; anything else is dropped, the tool kept", () => {
+    const store = new TabToolStore();
+    const tool = (name: string, frameOrigin: unknown) => ({
+      name,
+      description: "d",
+      inputSchema: {},
+      frameOrigin,
+    });
+    store.receive(
+      {
+        type: "tools",
+        tools: [
+          tool("framed", "http://localhost:8080"),
+          tool("path", "http://localhost:8080/x"),
+          tool("scheme", "javascript:alert(1)"),
+          tool("number", 3),
+        ],
+      },
+      top(1),
+    );
+    expect(store.get(1)?.tools.map((t) => [t.name, t.frameOrigin])).toEqual([
+      ["framed", "http://localhost:8080"],
+      ["path", undefined],
+      ["scheme", undefined],
+      ["number", undefined],
+    ]);
+    expect(store.get(1)?.origin).toBe(A); // the tab's label stays the origin the browser reported
+  });
+
   test("a closed port withdraws the tab only if it is still the tab's line", () => {
     const store = new TabToolStore();
     const first = { postMessage() {} };
