@@ -31,22 +31,20 @@ export interface RelayHubOptions {
   ui(): Promise<typeof BridgeUi>;
 }
 
+// Fields are `declare`d where the constructor sets them or they start undefined: no field definitions to ship.
 export class RelayHub extends EventTarget implements HubState {
-  status: HubStatus;
+  declare status: HubStatus;
   problem = "";
   toolCount = 0;
-  readonly hubOrigin: string;
+  declare readonly hubOrigin: string;
   /** The relay's client, once /bridge-relay.js has loaded. */
-  c: RelayClient | undefined;
+  declare private c: RelayClient | undefined;
   /** The import under way or done (undefined again after a failure). */
-  private l: Promise<RelayClient> | undefined;
-  /** The key of this origin's stored pairing with the hub. */
-  private readonly k: string;
+  declare private l: Promise<RelayClient> | undefined;
 
   constructor(private readonly o: RelayHubOptions) {
     super();
     this.hubOrigin = o.hubOrigin;
-    this.k = pairingKey(o.hubOrigin);
     this.status = o.viaExtension ? "extension" : "unpaired";
     o.registry.addEventListener(CHANGE_EVENT, () => this.c?.toolsChanged());
     addEventListener("storage", () => this.c || this.start());
@@ -54,7 +52,11 @@ export class RelayHub extends EventTarget implements HubState {
 
   /** Connects when a pairing with the hub is stored (loading the relay first). */
   start(): void {
-    if (!this.o.viaExtension && !this.o.relayedByTop() && readStored(this.o.storage, this.k))
+    if (
+      !this.o.viaExtension &&
+      !this.o.relayedByTop() &&
+      readStored(this.o.storage, pairingKey(this.hubOrigin))
+    )
       this.r().then(
         (c) => c.start(),
         () => {},
@@ -76,7 +78,7 @@ export class RelayHub extends EventTarget implements HubState {
   disconnect(): void {
     if (this.c) this.c.disconnect();
     else {
-      forgetStored(this.o.storage, this.k);
+      forgetStored(this.o.storage, pairingKey(this.hubOrigin));
       this.f("");
     }
   }

@@ -1,8 +1,14 @@
 // Turns whatever a page's tool returns (or throws) into the MCP CallToolResult the relay carries. The hub
 // re-validates every result frame with zod and refuses the whole frame when one block is malformed, which
 // would leave the agent waiting for its timeout; so blocks are checked here, by hand (no zod in the bridge).
+// Two steps, so /bridge.js carries only the first: toCallToolResult converts a value to a CallToolResult's
+// shape (in /bridge.js: a frame's document converts its tool's value for the top-level document's relay, the
+// `raw` calls of frames.ts); relayResult, which runTool applies, also checks the blocks and the size (the
+// relay's: /bridge-relay.js, the extension). A frame's result reaches the relay through runTool too, so it
+// is checked there, by the document that sends it to the hub.
 import type { CallToolResult } from "../protocol/results.js";
 import type { RegisteredTool, ToolClient } from "./registry.js";
+import { isObject as isRecord } from "./schema-check.js";
 
 /** The largest result a frame can carry, leaving room for the frame's own fields (LIMITS.frameBytes is 1 MiB). */
 export const MAX_RESULT_BYTES = 1024 * 1024 - 4096;
@@ -26,8 +32,6 @@ function safeJson(value: unknown): string | undefined {
   }
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 const str = (v: unknown): v is string => typeof v === "string";
 
 /** Why a content block would be refused by the hub, or "" when it is well formed. */
@@ -53,19 +57,16 @@ function blockProblem(block: unknown): string {
 }
 
 /**
- * A tool's return value as a CallToolResult: a string becomes text content; an object with a `content`
- * array passes through; any other value becomes its JSON as text, plus `structuredContent` when it is a
- * plain object. Results that would break the frame become `isError` results that say why.
+ * A tool's return value in a CallToolResult's shape: a string becomes text content; an object with a
+ * `content` array passes through, unchecked (relayResult checks it); any other value becomes its JSON as
+ * text, plus `structuredContent` when it is a plain object. A value JSON cannot hold becomes an `isError`
+ * result that says so.
  */
 export function toCallToolResult(value: unknown): CallToolResult {
   let result: CallToolResult;
   if (typeof value === "string") {
     result = { content: [{ type: "text", text: value }] };
   } else if (isRecord(value) && Array.isArray(value.content)) {
-    const problem = value.content.map(blockProblem).find(Boolean);
-    if (problem) return errorResult(`The tool returned an invalid MCP result: ${problem}.`);
-    if (value.structuredContent !== undefined && !isRecord(value.structuredContent))
-      return errorResult("The tool returned an invalid MCP result: structuredContent must be an object.");
     result = value as CallToolResult;
   } else if (value === undefined) {
     result = { content: [] };
@@ -75,9 +76,25 @@ export function toCallToolResult(value: unknown): CallToolResult {
     result = { content: [{ type: "text", text }] };
     if (isRecord(value)) result.structuredContent = JSON.parse(text) as Record<string, unknown>;
   }
-  const size = safeJson(result);
-  if (size === undefined) return errorResult("The tool returned a value that cannot be turned into JSON.");
-  if (new TextEncoder().encode(size).byteLength > MAX_RESULT_BYTES)
+  return safeJson(result) === undefined
+    ? errorResult("The tool returned a value that cannot be turned into JSON.")
+    : result;
+}
+
+/**
+ * A tool's return value as the relay sends it: toCallToolResult's, and then results the hub would refuse
+ * (a malformed block, a structuredContent that is not an object) or a frame could not carry (over
+ * MAX_RESULT_BYTES as UTF-8 JSON) become `isError` results that say why.
+ */
+export function relayResult(value: unknown): CallToolResult {
+  const result = toCallToolResult(value);
+  const problem =
+    result.content.map(blockProblem).find(Boolean) ||
+    (result.structuredContent !== undefined && !isRecord(result.structuredContent)
+      ? "structuredContent must be an object"
+      : "");
+  if (problem) return errorResult(`The tool returned an invalid MCP result: ${problem}.`);
+  if (new TextEncoder().encode(JSON.stringify(result)).byteLength > MAX_RESULT_BYTES)
     return errorResult(
       `The tool's result is larger than ${MAX_RESULT_BYTES} bytes, the most a relay frame carries.`,
     );
@@ -86,7 +103,8 @@ export function toCallToolResult(value: unknown): CallToolResult {
 
 /**
  * Runs a registered tool for a relayed call (the bridge's and the extension's): its execute gets the input and
- * a client whose signal is the call's (cancel, timeout), and whatever it returns or throws becomes a result.
+ * a client whose signal is the call's (cancel, timeout), and whatever it returns or throws becomes a result
+ * that fits a frame.
  */
 export async function runTool(
   tool: RegisteredTool,
@@ -101,7 +119,7 @@ export async function runTool(
     },
   };
   try {
-    return toCallToolResult(await tool.execute(input, client));
+    return relayResult(await tool.execute(input, client));
   } catch (e) {
     return errorResult(messageOf(e));
   }

@@ -8,13 +8,15 @@ import {
   MAX_RESULT_BYTES,
   messageOf,
   runTool,
+  relayResult,
   toCallToolResult,
 } from "../../src/bridge/results.js";
 import { CallToolResultSchema } from "../../src/protocol/results.js";
 
-/** The result, after checking that the hub would accept it as it is. */
+/** The result as the relay sends it (relayResult, which runTool applies), after checking that the hub would
+ *  accept it as it is. */
 function normalised(value: unknown) {
-  const result = toCallToolResult(value);
+  const result = relayResult(value);
   expect(CallToolResultSchema.parse(result)).toEqual(result);
   return result;
 }
@@ -28,7 +30,7 @@ const tool = (execute: RegisteredTool["execute"]): RegisteredTool => ({
   source: "current",
 });
 
-describe("toCallToolResult", () => {
+describe("toCallToolResult and relayResult", () => {
   it("a string is text, undefined is no content, other values are their JSON, plain objects also structuredContent", () => {
     expect(normalised("hello")).toEqual({ content: [{ type: "text", text: "hello" }] });
     expect(normalised("")).toEqual({ content: [{ type: "text", text: "" }] });
@@ -57,6 +59,20 @@ describe("toCallToolResult", () => {
     };
     expect(normalised(result)).toBe(result);
     expect(normalised({ content: [] })).toEqual({ content: [] });
+  });
+
+  it("a frame's raw result (toCallToolResult) is only converted; the relay's relayResult of it checks it as it would the value", () => {
+    const values: unknown[] = [
+      "s",
+      undefined,
+      { a: 1 },
+      [1],
+      { content: [5] },
+      { content: [], structuredContent: 1 },
+    ];
+    for (const value of values) expect(relayResult(toCallToolResult(value))).toEqual(relayResult(value));
+    const malformed = { content: [{ type: "video" }] };
+    expect(toCallToolResult(malformed)).toBe(malformed);
   });
 
   it("a malformed MCP result becomes an isError result that says which block is wrong", () => {
