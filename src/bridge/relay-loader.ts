@@ -90,15 +90,15 @@ export class RelayHub extends EventTarget implements HubState {
 
   /** Imports /bridge-relay.js once (again after a failure) and makes the client. */
   private r(): Promise<RelayClient> {
-    return (this.l ??= (import(`${this.hubOrigin}/bridge-relay.js`) as Promise<typeof Relay>).then(
-      (m) => (this.c = new m.RelayClient({ ...this.o, hub: this })),
-      (e: unknown) => {
+    // A module that loads but does not fit (another build's) fails the same way: caught after the `then`.
+    return (this.l ??= (import(`${this.hubOrigin}/bridge-relay.js`) as Promise<typeof Relay>)
+      .then((m) => (this.c = new m.RelayClient({ ...this.o, hub: this })))
+      .catch((e: unknown) => {
         this.l = undefined;
         const error = this.f(`The relay could not load from ${this.hubOrigin} (${(e as Error).message}).`);
         console.warn(`webmcp-hub: ${error.message}`);
         throw error;
-      },
-    ));
+      }));
   }
 
   /** Sets the problem the widget shows, tells listeners, and returns it as an Error. */
