@@ -50,7 +50,8 @@ const registered = (page: Page) =>
         name,
         ...(title ? { title } : {}),
         description,
-        inputSchema,
+        // getTools() gives the schema as JSON text (as WPT reads it); the manifest holds it as JSON.
+        inputSchema: typeof inputSchema === "string" ? (JSON.parse(inputSchema) as unknown) : inputSchema,
         ...(hints.length ? { annotations: Object.fromEntries(hints) } : {}),
       };
     }),
