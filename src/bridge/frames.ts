@@ -144,6 +144,8 @@ export class Frames extends EventTarget {
   denied = false;
   private readonly announced = new Set<string>();
   private readonly deniedChildren = new WeakSet<Window>();
+  /** Windows whose document said hello since their iframe last loaded (it has a bridge). */
+  private readonly greeted = new WeakSet<Window>();
   private readonly pending = new Map<number, Pending>();
   private readonly running = new Map<MessageEventSource, Map<number, AbortController>>();
   private nextId = 1;
@@ -154,6 +156,18 @@ export class Frames extends EventTarget {
     if (!Object.hasOwn(window, SLOT)) Object.defineProperty(window, SLOT, { value: this }); // first one wins
     addEventListener("message", (e) => this.onMessage(e));
     addEventListener("pagehide", () => this.broadcast({ t: "bye" }));
+    // An iframe of this document that loaded a new document without saying hello has no bridge any more:
+    // what its previous document offered goes (a navigated frame's window outlives its document).
+    document.addEventListener(
+      "load",
+      (e) => {
+        const w = e.target instanceof HTMLIFrameElement ? e.target.contentWindow : null;
+        if (!w) return;
+        if (!this.greeted.has(w)) this.prune(w);
+        this.greeted.delete(w);
+      },
+      true,
+    );
     this.broadcast({ t: "hello" });
   }
 
@@ -264,6 +278,9 @@ export class Frames extends EventTarget {
     if (!src || src === window) return;
     if (src === window.top && (d.t === "hello" || (d.t === "hi" && d.top === true))) this.topHasBridge = true;
     if (d.t === "hello") {
+      // A hello is a new document in that window: whatever its previous document offered is gone.
+      this.prune(src);
+      this.greeted.add(src);
       const denied = this.denied || this.deniesChild(src, e.origin);
       if (denied) this.deniedChildren.add(src);
       this.post(src, this.msg({ t: "hi", top: window.top === window, denied }), "*");

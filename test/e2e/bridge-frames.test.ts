@@ -58,7 +58,8 @@ beforeAll(async () => {
   SELF = `http://127.0.0.1:${port}`;
   OTHER = `http://localhost:${port}`;
 });
-afterAll(() => new Promise((r) => server.close(r)));
+// The browser (closed after this) keeps connections alive: end them, or close() waits for their timeout.
+afterAll(() => new Promise((r) => (server.close(r), server.closeAllConnections())));
 
 const errors: string[] = [];
 afterEach(() => {
@@ -392,6 +393,36 @@ describe("document.modelContext spans the tab's frames", () => {
     const gone = await nextToolchange(page);
     await page.evaluate(() => document.querySelector("#same")!.remove());
     await gone();
+    expect(await tools(page, [OTHER])).toEqual([]);
+  });
+
+  it("a cross-origin frame that navigates takes its old document's tools with it, to a page with or without the bridge", async () => {
+    const page = await tab();
+    const cross = await addFrame(page, "cross", `${OTHER}/child.html`);
+    const changed = await nextToolchange(page);
+    await register(cross, "old_tool", { exposedTo: [SELF] });
+    await changed();
+    expect(await tools(page, [OTHER])).toEqual([`old_tool ${OTHER} #cross`]);
+    // To a page with the bridge: its hello says a new document is there; the old tool goes.
+    const navigated = (src: string) =>
+      page.evaluate(
+        (src) =>
+          new Promise<void>((resolve) => {
+            const f = document.querySelector<HTMLIFrameElement>("#cross")!;
+            f.onload = () => resolve();
+            f.src = src;
+          }),
+        src,
+      );
+    await navigated(`${OTHER}/child2.html`);
+    expect(await tools(page, [OTHER])).toEqual([]);
+    const frame = (await (await page.$("#cross"))!.contentFrame())!;
+    const again = await nextToolchange(page);
+    await register(frame, "new_tool", { exposedTo: [SELF] });
+    await again();
+    expect(await tools(page, [OTHER])).toEqual([`new_tool ${OTHER} #cross`]);
+    // To a page without the bridge: nothing says hello before the iframe's load, so its tools go.
+    await navigated(`${OTHER}/plain2.html`);
     expect(await tools(page, [OTHER])).toEqual([]);
   });
 

@@ -116,7 +116,8 @@ beforeAll(async () => {
   SELF = `http://127.0.0.1:${port}`;
   OTHER = `http://localhost:${port}`;
 });
-afterAll(() => new Promise((r) => server.close(r)));
+// The browser (closed after this) keeps connections alive: end them, or close() waits for their timeout.
+afterAll(() => new Promise((r) => (server.close(r), server.closeAllConnections())));
 
 interface ToolResult {
   content: { type: string; text?: string }[];
