@@ -63,6 +63,10 @@ interface RawSite {
   created_at: number;
   updated_at: number;
   account_id: string | null;
+  delisted_at: number | null;
+  verify_failures: number;
+  verify_error: string | null;
+  verify_checked_at: number | null;
 }
 
 function siteRowOf(r: RawSite): SiteRow {
@@ -79,5 +83,9 @@ function siteRowOf(r: RawSite): SiteRow {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     accountId: r.account_id,
+    delistedAt: r.delisted_at,
+    verifyFailures: r.verify_failures,
+    verifyError: r.verify_error,
+    verifyCheckedAt: r.verify_checked_at,
   };
 }

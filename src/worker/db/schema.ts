@@ -9,7 +9,8 @@ export const sites = sqliteTable(
   {
     host: text("host").primaryKey(),
     origin: text("origin").notNull(),
-    status: text("status", { enum: ["pending", "verified"] }).notNull(),
+    /** `unverified`: was verified, then failed re-verification three times in a row (verify_error says why). */
+    status: text("status", { enum: ["pending", "verified", "unverified"] }).notNull(),
     verificationMethod: text("verification_method", { enum: ["http", "dns"] }),
     verifiedAt: integer("verified_at", { mode: "number" }),
     name: text("name"),
@@ -20,8 +21,20 @@ export const sites = sqliteTable(
     updatedAt: integer("updated_at", { mode: "number" }).notNull(),
     /** The account that owns the site (registered while signed in, or claimed by its publisher key). */
     accountId: text("account_id"),
+    /** Set when the publisher delisted the site: it leaves search and listings; feeds show a tombstone. */
+    delistedAt: integer("delisted_at", { mode: "number" }),
+    /** Scheduled re-verification: failures in a row, the last failure's reason, when it last ran. */
+    verifyFailures: integer("verify_failures", { mode: "number" }).notNull().default(0),
+    verifyError: text("verify_error"),
+    verifyCheckedAt: integer("verify_checked_at", { mode: "number" }),
   },
-  (t) => [index("sites_status_updated").on(t.status, t.updatedAt), index("sites_account").on(t.accountId)],
+  (t) => [
+    index("sites_status_updated").on(t.status, t.updatedAt),
+    index("sites_account").on(t.accountId),
+    /** The sites feed (`updated_since`, cursor) and the re-verification sweep. */
+    index("sites_updated").on(t.updatedAt, t.host),
+    index("sites_verify_due").on(t.status, t.verifyCheckedAt),
+  ],
 );
 
 /** An ownership challenge. The claim secret (hashed) authorizes the verify call that answers it. */
@@ -96,8 +109,19 @@ export const tools = sqliteTable(
       .default(sql`'{}'`),
     readOnly: integer("read_only", { mode: "boolean" }).notNull().default(false),
     updatedAt: integer("updated_at", { mode: "number" }).notNull(),
+    /**
+     * The definition digest: lowercase hex SHA-256 of the RFC 8785 canonical JSON of {name, title,
+     * description, inputSchema, outputSchema, annotations} as published (ARCHITECTURE.md "Live tools checked
+     * against the registry"). Null only for rows published before it existed, until they are backfilled.
+     */
+    digest: text("digest"),
   },
-  (t) => [uniqueIndex("tools_host_name").on(t.host, t.name), index("tools_read_only").on(t.readOnly)],
+  (t) => [
+    uniqueIndex("tools_host_name").on(t.host, t.name),
+    index("tools_read_only").on(t.readOnly),
+    /** The tools feed (`updated_since`, cursor). */
+    index("tools_updated").on(t.updatedAt, t.id),
+  ],
 );
 
 /**

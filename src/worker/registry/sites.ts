@@ -24,7 +24,7 @@ export type SiteRow = typeof sites.$inferSelect;
 export interface SiteView {
   host: string;
   origin: string;
-  status: "pending" | "verified";
+  status: SiteRow["status"];
   verificationMethod: VerificationMethod | null;
   verifiedAt: string | null;
   name: string | null;
