@@ -160,6 +160,14 @@ export const channels = sqliteTable(
     ownerKeyHash: text("owner_key_hash").notNull().unique(),
     /** Restrict tool names to [A-Za-z0-9_-]{1,64} for clients that reject dots. */
     strictNames: integer("strict_names", { mode: "boolean" }).notNull().default(false),
+    /**
+     * What agents may call, by each live tool's verification against its origin's published manifest:
+     * `all` (default), `warn` (all, with a warning prefixed to the description of what is not verified), or
+     * `verified` (the others are refused with an isError saying why).
+     */
+    verificationPolicy: text("verification_policy", { enum: ["all", "warn", "verified"] })
+      .notNull()
+      .default("all"),
     createdAt: integer("created_at", { mode: "number" }).notNull(),
     /**
      * When the channel was last used (a pairing redeemed, a provider connected, an agent or its owner
@@ -276,6 +284,8 @@ export const auditLog = sqliteTable(
     }).notNull(),
     durationMs: integer("duration_ms", { mode: "number" }).notNull(),
     message: text("message"),
+    /** The tool's verification when called: verified, changed or unpublished (null: not a tab's tool). */
+    verification: text("verification", { enum: ["verified", "changed", "unpublished"] }),
     createdAt: integer("created_at", { mode: "number" }).notNull(),
   },
   (t) => [
