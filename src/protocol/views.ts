@@ -3,12 +3,15 @@
 import type { AuditStatus } from "./channels.js";
 import type { ProviderKind } from "./frames.js";
 import type { Manifest } from "./manifest.js";
+import type { ToolVerification, VerificationPolicy, VerificationStatus } from "./verification.js";
 import type { CallToolResult } from "./results.js";
 
 export interface ChannelView {
   id: string;
   name: string;
   strictNames: boolean;
+  /** What agents may call by verification (PATCH /api/channels/:id changes it). */
+  verificationPolicy: VerificationPolicy;
   createdAt: string;
 }
 
@@ -54,6 +57,8 @@ export interface ChannelToolView {
   label: string;
   origin: string | null;
   providers: number;
+  /** A tab tool checked against its origin's published manifest; null: a sidecar's tool, or not checked. */
+  verification: ToolVerification | null;
 }
 
 export interface AgentTokenView {
@@ -109,6 +114,8 @@ export interface AuditEntry {
   argSha256: string;
   durationMs: number | null;
   message: string | null;
+  /** The tool's verification when called; null: not a tab's tool, unchecked, or before verification existed. */
+  verification: VerificationStatus | null;
   at: string;
 }
 
@@ -170,4 +177,41 @@ export interface ManifestVersionView {
   toolCount: number;
   current: boolean;
   manifest: Manifest;
+  /** Each tool's definition digest in this version, by tool name. */
+  digests: Record<string, string>;
+}
+
+/**
+ * One tool of GET /api/tools (search) and of a site's tools: `digest` is its definition digest (lowercase hex
+ * SHA-256 of RFC 8785 JSON; see src/protocol/digest.ts), null until the daily maintenance backfills an older row.
+ */
+export interface RegistryToolView {
+  site: string;
+  origin: string;
+  name: string;
+  title: string | null;
+  description: string;
+  readOnly: boolean;
+  annotations: Record<string, unknown>;
+  inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown> | null;
+  version: number;
+  updatedAt: string;
+  digest: string | null;
+}
+
+/** GET /api/tools */
+export interface ToolSearchPage {
+  tools: RegistryToolView[];
+  nextCursor: string | null;
+}
+
+/** GET /api/sites/:host/tools?format=: `digests` maps each original tool name to its definition digest. */
+export interface ToolExportView {
+  format: "mcp" | "openai" | "anthropic" | "gemini";
+  site: string;
+  origin: string;
+  tools: unknown[];
+  names: Record<string, string>;
+  digests: Record<string, string>;
 }

@@ -52,7 +52,9 @@ describe("exporting tools", () => {
       description: "Buy a product.",
       inputSchema,
       annotations: { readOnlyHint: false },
+      _meta: { "webmcp-hub/digest": out.digests.buyProduct },
     });
+    expect(out.digests.buyProduct).toMatch(/^[0-9a-f]{64}$/);
     expect(out.tools.find((t: any) => t.name === "fs.search_by_time").outputSchema).toEqual({
       type: "object",
     });

@@ -14,6 +14,8 @@ import type {
   ProviderView,
   PublishResultView,
   RegisteredSiteView,
+  ToolExportView,
+  ToolSearchPage,
 } from "../../src/protocol/views.js";
 import type { listAudit } from "../../src/worker/channels/audit.js";
 import type {
@@ -27,6 +29,8 @@ import type {
 import type { ChannelRelay } from "../../src/worker/relay/channel-relay.js";
 import type { getManifestVersion, publishManifest } from "../../src/worker/registry/manifests.js";
 import type { describeChallenge, registerSite } from "../../src/worker/registry/sites.js";
+import type { searchTools } from "../../src/worker/registry/search.js";
+import type { exportTools } from "../../src/worker/registry/export.js";
 
 /** Compiles only when `Actual` is assignable to `Expected`. */
 type Fits<Actual extends Expected, Expected> = [Actual, Expected];
@@ -47,4 +51,6 @@ export type WorkerAnswersFitTheViews = [
   Fits<Omit<Answer<typeof registerSite>, "created">, RegisteredSiteView>,
   Fits<Answer<typeof publishManifest>, PublishResultView>,
   Fits<Answer<typeof getManifestVersion>, ManifestVersionView>,
+  Fits<Answer<typeof searchTools>, ToolSearchPage>,
+  Fits<ReturnType<typeof exportTools>, ToolExportView>,
 ];

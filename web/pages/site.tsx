@@ -1,11 +1,13 @@
 // A site's page: origin, verification, description, its tools, the current manifest, the version history
-// and a diff between any two versions (chosen with a plain GET form, so it works without JavaScript).
+// and a diff between any two versions (chosen with a plain GET form, so it works without JavaScript). Each
+// current tool's definition digest is listed (folded away: most readers need it only to compare or pin one).
 import type { ToolView } from "../../src/worker/registry/search.js";
 import type { SiteView } from "../../src/worker/registry/sites.js";
 import type { ManifestVersionView } from "../../src/worker/registry/manifests.js";
 import {
   Ago,
   CodeBlock,
+  CopyValue,
   Empty,
   Notice,
   ToolCard,
@@ -122,6 +124,18 @@ export function SitePage(p: SiteProps) {
               </>
             ))}
           </p>
+        ) : null}
+        {p.tools.some((t) => t.digest) ? (
+          <details class="digests">
+            <summary>Definition digests</summary>
+            <p class="hint">
+              SHA-256 of each tool's published definition as RFC 8785 JSON: what a live tab's tool is checked
+              against.
+            </p>
+            {p.tools.map((t, i) =>
+              t.digest ? <CopyValue id={`digest-${i}`} label={t.name} value={t.digest} /> : null,
+            )}
+          </details>
         ) : null}
       </section>
 

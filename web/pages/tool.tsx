@@ -1,11 +1,21 @@
 // A tool's page: what it does and whether it changes anything (plain-language badges), its input and
 // output as readable tables with the raw JSON a click away, export snippets for four ecosystems, and a
-// "Try it" form generated from its inputSchema (tool.js runs it in one of your channels).
+// "Try it" form generated from its inputSchema (tool.js runs it in one of your channels). Its definition digest
+// (what a live tab's tool is checked against) is shown in full and copyable, like other values one pastes.
 import type { ExportFormat } from "../../src/protocol/index.js";
 import type { ToolExport } from "../../src/worker/registry/export.js";
 import type { ToolView } from "../../src/worker/registry/search.js";
 import type { SiteView } from "../../src/worker/registry/sites.js";
-import { CodeBlock, HintBadges, Tabs, VerifiedBadge, hints, json, sitePath } from "./components.js";
+import {
+  CodeBlock,
+  CopyValue,
+  HintBadges,
+  Tabs,
+  VerifiedBadge,
+  hints,
+  json,
+  sitePath,
+} from "./components.js";
 import { Layout } from "./layout.js";
 import { ArgFields, SchemaTable } from "./schema.js";
 
@@ -62,6 +72,15 @@ export function ToolPage(p: ToolProps) {
             </li>
           ))}
         </ul>
+        {t.digest ? (
+          <div class="digest">
+            <CopyValue id="definition-digest" label="Definition digest" value={t.digest} />
+            <p class="hint" id="definition-digest-hint">
+              SHA-256 of this tool's published definition (name, title, description, schemas, annotations) as
+              RFC 8785 JSON. A live tab's tool with another digest is not the one published here.
+            </p>
+          </div>
+        ) : null}
         <p class="jump">
           <a class="btn primary" href="#try">
             Try it

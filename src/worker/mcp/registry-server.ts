@@ -2,6 +2,8 @@
 // both protocol eras per request (SDK v2 `createMcpHandler`: 2026-07-28 natively, 2025-era requests through
 // its stateless fallback, each answered by a fresh low-level server). The tool list never changes while the
 // Worker runs, so its 2026 cache hint is long and public: the same list for every caller, no credentials.
+// Each tool in a result carries its definition digest as `_meta["webmcp-hub/digest"]` (search_tools' entries;
+// get_site's MCP-shaped definitions, and every format's `digests` envelope: see registry/export.ts).
 import {
   ProtocolError,
   ProtocolErrorCode,
@@ -16,7 +18,7 @@ import * as z from "zod";
 import { ExportFormatSchema, LIMITS, fieldIssues } from "../../protocol/index.js";
 import type { Db } from "../db/client.js";
 import { HubError } from "../http/errors.js";
-import { exportTools } from "../registry/export.js";
+import { DIGEST_META_KEY, exportTools } from "../registry/export.js";
 import { normalizeHost } from "../registry/origins.js";
 import { searchTools, siteTools } from "../registry/search.js";
 import { getVerifiedSite, siteView } from "../registry/sites.js";
@@ -57,6 +59,7 @@ const ToolSummary = z.object({
   description: z.string(),
   readOnly: z.boolean(),
   inputSchema: z.record(z.string(), z.unknown()),
+  _meta: z.object({ [DIGEST_META_KEY]: z.string() }).optional(),
 });
 const SearchToolsOutput = z.object({ tools: z.array(ToolSummary), nextCursor: z.string().nullable() });
 const GetSiteOutput = z.object({
@@ -71,6 +74,7 @@ const GetSiteOutput = z.object({
   format: ExportFormatSchema,
   tools: z.array(z.unknown()),
   names: z.record(z.string(), z.string()),
+  digests: z.record(z.string(), z.string()),
 });
 
 function jsonSchema(schema: z.ZodType): Tool["inputSchema"] {
@@ -162,6 +166,7 @@ async function searchToolsCall(db: Db, a: z.infer<typeof SearchToolsArgs>): Prom
       description: t.description,
       readOnly: t.readOnly,
       inputSchema: t.inputSchema,
+      ...(t.digest ? { _meta: { [DIGEST_META_KEY]: t.digest } } : {}),
     })),
     nextCursor: result.nextCursor,
   };
@@ -196,6 +201,7 @@ async function getSiteCall(db: Db, a: z.infer<typeof GetSiteArgs>): Promise<Call
     format: a.format,
     tools: exported.tools,
     names: exported.names,
+    digests: exported.digests,
   };
   const text = `${view.name ?? view.host} (${view.origin}), manifest version ${view.currentVersion ?? "none"}, ${view.toolCount} tool${view.toolCount === 1 ? "" : "s"}.`;
   return {

@@ -1,6 +1,10 @@
 // Exports a site's tools in each ecosystem's function-calling shape. Where a format forbids characters in
 // names (OpenAI, Anthropic: [A-Za-z0-9_-]{1,64}; Gemini: starts with a letter or '_', [A-Za-z0-9_.:-]{1,64}),
 // names are rewritten and `names` maps every rewritten name back to the original.
+// Definition digests: the MCP shape carries each tool's as `_meta["webmcp-hub/digest"]` (MCP's Tool allows
+// `_meta`); OpenAI, Anthropic and Gemini refuse members their tool shapes do not define, so there they are only
+// in the envelope's `digests` (original tool name → digest), which every format has. A tool whose digest is not
+// backfilled yet (null) is left out of both.
 import { toStrictToolName, type ExportFormat, type JsonSchemaObject } from "../../protocol/index.js";
 import type { SiteRow } from "./sites.js";
 import type { ToolView } from "./search.js";
@@ -13,7 +17,12 @@ export interface ToolExport {
   tools: unknown[];
   /** exported name → original name, for every name the format required us to change. */
   names: Record<string, string>;
+  /** original tool name → definition digest (registry/digests.ts), for every tool that has one. */
+  digests: Record<string, string>;
 }
+
+/** The `_meta` key a tool's definition digest travels under (exports and /mcp/registry). */
+export const DIGEST_META_KEY = "webmcp-hub/digest";
 
 export function exportTools(
   format: ExportFormat,
@@ -32,6 +41,7 @@ export function exportTools(
         inputSchema: t.inputSchema,
         ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
         ...(Object.keys(t.annotations).length ? { annotations: t.annotations } : {}),
+        ...(t.digest ? { _meta: { [DIGEST_META_KEY]: t.digest } } : {}),
       }));
       break;
     case "openai":
@@ -63,7 +73,9 @@ export function exportTools(
       ];
       break;
   }
-  return { format, site: site.host, origin: site.origin, tools: out, names };
+  const digests: Record<string, string> = {};
+  for (const t of tools) if (t.digest) digests[t.name] = t.digest;
+  return { format, site: site.host, origin: site.origin, tools: out, names, digests };
 }
 
 function uniqueRenamer(format: ExportFormat, names: Record<string, string>): (name: string) => string {

@@ -1,5 +1,7 @@
 // Manifest publishing: validate, then store an immutable version and re-index the current tools in one
 // D1 batch (one transaction), so a failed publish stores nothing and leaves the previous version current.
+// Every tool row is written with its definition digest, computed from the manifest as stored (digests.ts says
+// why and how a version's digests are derived from its stored JSON).
 import { and, desc, eq, max, sql } from "drizzle-orm";
 import {
   LIMITS,
@@ -13,6 +15,7 @@ import { manifestVersions, sites, tools } from "../db/schema.js";
 import { HubError } from "../http/errors.js";
 import { parseJsonText } from "../http/body.js";
 import { sha256Hex } from "../secrets.js";
+import { manifestDigests, storedManifestDigests } from "./digests.js";
 import { iso, type SiteRow } from "./sites.js";
 import { nameWords, toolTerms } from "./terms.js";
 
@@ -88,7 +91,9 @@ export async function publishManifest(
   const version = (latest ?? 0) + 1;
   const host = site.host;
 
-  const toolRows = manifest.tools.map((tool) => toolRow(host, version, tool, now));
+  // Digest what is stored (the JSON round trip), so a digest recomputed from the stored version agrees.
+  const digests = await manifestDigests(JSON.parse(canonical) as Manifest);
+  const toolRows = manifest.tools.map((tool) => toolRow(host, version, tool, now, digests[tool.name]!));
   try {
     await atomically(db, [
       db.insert(manifestVersions).values({
@@ -104,7 +109,7 @@ export async function publishManifest(
       sql`DELETE FROM tools_fts WHERE rowid IN (SELECT id FROM tools WHERE host = ${host})`,
       sql`DELETE FROM tool_terms WHERE tool_id IN (SELECT id FROM tools WHERE host = ${host})`,
       db.delete(tools).where(eq(tools.host, host)),
-      // D1 binds at most 100 parameters per statement: insert tools in chunks of 9 rows (10 columns each).
+      // D1 binds at most 100 parameters per statement: insert tools in chunks of 9 rows (11 columns each).
       ...chunk(toolRows, 9).map((rows) => db.insert(tools).values(rows)),
       ...manifest.tools.map(
         (tool) =>
@@ -159,7 +164,13 @@ function toolTitle(tool: ManifestTool): string | null {
   return tool.title ?? tool.annotations?.title ?? null;
 }
 
-function toolRow(host: string, version: number, tool: ManifestTool, now: number): typeof tools.$inferInsert {
+function toolRow(
+  host: string,
+  version: number,
+  tool: ManifestTool,
+  now: number,
+  digest: string,
+): typeof tools.$inferInsert {
   return {
     host,
     version,
@@ -171,6 +182,7 @@ function toolRow(host: string, version: number, tool: ManifestTool, now: number)
     annotations: JSON.stringify(tool.annotations ?? {}),
     readOnly: tool.annotations?.readOnlyHint === true,
     updatedAt: now,
+    digest,
   };
 }
 
@@ -183,6 +195,8 @@ export interface ManifestVersionView {
   toolCount: number;
   current: boolean;
   manifest: Manifest;
+  /** Each tool's definition digest in this version, by name (derived from the stored manifest). */
+  digests: Record<string, string>;
 }
 
 export async function getManifestVersion(
@@ -207,6 +221,7 @@ export async function getManifestVersion(
     toolCount: row.toolCount,
     current: row.version === site.currentVersion,
     manifest: JSON.parse(row.manifest) as Manifest,
+    digests: await storedManifestDigests(row.manifest),
   };
 }
 

@@ -36,6 +36,8 @@ export interface ToolView {
   outputSchema: JsonSchemaObject | null;
   version: number;
   updatedAt: string;
+  /** The definition digest (registry/digests.ts); null until the daily maintenance backfills an older row. */
+  digest: string | null;
 }
 
 interface ToolRow {
@@ -51,6 +53,7 @@ interface ToolRow {
   output_schema: string | null;
   version: number;
   updated_at: number;
+  digest: string | null;
   score?: number;
 }
 
@@ -66,7 +69,7 @@ export function ftsQuery(q: string): string | undefined {
 
 const BM25 = sql.raw("bm25(tools_fts, 10.0, 6.0, 4.0, 1.0, 2.0)");
 export const TOOL_COLUMNS = sql.raw(
-  "t.id, t.host, s.origin, t.name, t.title, t.description, t.read_only, t.annotations, t.input_schema, t.output_schema, t.version, t.updated_at",
+  "t.id, t.host, s.origin, t.name, t.title, t.description, t.read_only, t.annotations, t.input_schema, t.output_schema, t.version, t.updated_at, t.digest",
 );
 
 export async function searchTools(
@@ -76,7 +79,7 @@ export async function searchTools(
   const match = query.q ? ftsQuery(query.q) : undefined;
   const fingerprint = JSON.stringify(["tools", match ?? null, query.site ?? null, query.readOnly ?? null]);
   const after = query.cursor ? decodeCursor(query.cursor, fingerprint) : undefined;
-  const filters: SQL[] = [sql`s.status = 'verified'`];
+  const filters: SQL[] = [sql`s.status = 'verified' AND s.delisted_at IS NULL`];
   if (query.site) filters.push(sql`t.host = ${query.site}`);
   if (query.readOnly !== undefined) filters.push(sql`t.read_only = ${query.readOnly ? 1 : 0}`);
   const take = query.limit + 1;
@@ -100,7 +103,7 @@ export async function searchTools(
     rows = await db.all<ToolRow>(sql`SELECT ${TOOL_COLUMNS}, r.score AS score
       FROM (SELECT id, score FROM (${ranked}) ${keyset} ORDER BY score, id LIMIT ${take}) r
       JOIN tools t ON t.id = r.id JOIN sites s ON s.host = t.host
-      WHERE s.status = 'verified'
+      WHERE s.status = 'verified' AND s.delisted_at IS NULL
       ORDER BY r.score, r.id`);
   } else {
     if (after) filters.push(sql`(t.host, t.name) > (${String(after[0])}, ${String(after[1])})`);
@@ -137,7 +140,7 @@ function oneWordSearch(word: string, query: ToolSearchQuery, take: number, after
           AND ${inWord(sql`x.term`)}
         GROUP BY x.tool_id) m
       JOIN tools t ON t.id = m.id JOIN sites s ON s.host = t.host
-      WHERE s.status = 'verified'
+      WHERE s.status = 'verified' AND s.delisted_at IS NULL
         ${after ? sql`AND (m.score > ${afterScore} OR (m.score = ${afterScore} AND m.id > ${afterId}))` : sql``}
       ORDER BY m.score, m.id LIMIT ${take}`;
   }
@@ -169,7 +172,7 @@ function oneWordSearch(word: string, query: ToolSearchQuery, take: number, after
         GROUP BY e.id ORDER BY 2, 1 LIMIT ${take})
     SELECT ${TOOL_COLUMNS}, b.score AS score FROM best b
       JOIN tools t ON t.id = b.id JOIN sites s ON s.host = t.host
-    WHERE s.status = 'verified'
+    WHERE s.status = 'verified' AND s.delisted_at IS NULL
     ORDER BY b.score, b.id`;
 }
 
@@ -186,6 +189,7 @@ export function toolView(row: ToolRow): ToolView {
     outputSchema: row.output_schema ? (JSON.parse(row.output_schema) as JsonSchemaObject) : null,
     version: row.version,
     updatedAt: new Date(row.updated_at).toISOString(),
+    digest: row.digest ?? null,
   };
 }
 
@@ -199,7 +203,7 @@ export async function siteTools(db: Db, host: string): Promise<ToolView[]> {
 /** Verified sites and their current tools, from sites alone (`tool_count` is written with the tools). */
 export async function registryCounts(db: Db): Promise<{ sites: number; tools: number }> {
   const [row] = await db.all<{ sites: number; tools: number | null }>(
-    sql`SELECT count(*) AS sites, sum(tool_count) AS tools FROM sites WHERE status = 'verified'`,
+    sql`SELECT count(*) AS sites, sum(tool_count) AS tools FROM sites WHERE status = 'verified' AND delisted_at IS NULL`,
   );
   return { sites: row?.sites ?? 0, tools: row?.tools ?? 0 };
 }

@@ -1,4 +1,5 @@
-// /api/sites: registration, verification, publisher keys, manifests and their versions.
+// /api/sites: registration, verification, publisher keys, manifests and their versions; delisting; the
+// sites feed for mirrors (`?updated_since=`).
 import { Hono } from "hono";
 import {
   LIMITS,
@@ -9,15 +10,19 @@ import {
   ExportParamsSchema,
 } from "../../protocol/index.js";
 import { readBodyText, readJson } from "../http/body.js";
-import { query, type AppEnv } from "../http/context.js";
+import { query, type AppContext, type AppEnv } from "../http/context.js";
 import { HubError } from "../http/errors.js";
 import { rateLimit } from "../http/rate-limit.js";
 import { bearerToken } from "../secrets.js";
 import { parseSiteOrigin } from "../registry/origins.js";
 import {
   authenticatePublisher,
+  delistSite,
   getVerifiedSite,
   listSites,
+  ownedPublishedSite,
+  relistSite,
+  restoreListing,
   registerSite,
   rotatePublisherKey,
   siteView,
@@ -32,6 +37,7 @@ import {
 import { refreshManifest } from "../registry/refresh.js";
 import { siteTools } from "../registry/search.js";
 import { exportTools } from "../registry/export.js";
+import { parseUpdatedSince, sitesFeed } from "../registry/feeds.js";
 import { currentAccount, requireHubOrigin } from "../accounts/session.js";
 
 export const siteRoutes = new Hono<AppEnv>();
@@ -41,6 +47,11 @@ siteRoutes.use("*", requireHubOrigin());
 
 siteRoutes.get("/", async (c) => {
   const params = query(c, SiteListParamsSchema);
+  if (params.updated_since !== undefined) {
+    // The feed for mirrors (registry/feeds.ts): every change since, tombstones included; `sort` does not apply.
+    const updatedSince = parseUpdatedSince(params.updated_since, c.var.now);
+    return c.json(await sitesFeed(c.var.db, { updatedSince, cursor: params.cursor, limit: params.limit }));
+  }
   return c.json(await listSites(c.var.db, params));
 });
 
@@ -80,6 +91,7 @@ siteRoutes.get("/:host", async (c) => {
               title: t.title,
               description: t.description,
               readOnly: t.readOnly,
+              digest: t.digest,
             })),
           },
   });
@@ -109,6 +121,31 @@ siteRoutes.post("/:host/verify", async (c) => {
   });
 });
 
+/** The publisher key (`Authorization: Bearer whp_…`) or, without one, the signed-in account that owns the site. */
+async function publisherOrOwner(c: AppContext) {
+  const authorization = c.req.header("authorization");
+  if (authorization !== undefined) return authenticatePublisher(c.var.db, c.req.param("host") ?? "", authorization);
+  const account = await currentAccount(c);
+  if (!account)
+    throw new HubError(
+      "unauthorized",
+      "Send your publisher key as `Authorization: Bearer whp_…`, or sign in with the account that owns the site.",
+    );
+  return ownedPublishedSite(c.var.db, c.req.param("host") ?? "", account.id);
+}
+
+// Delisting: the site leaves search, listings and /mcp/registry, its pages answer 410, and the sites feed
+// carries a tombstone. Relisting (or any successful publish) lists it again. Both are idempotent.
+siteRoutes.post("/:host/delist", async (c) => {
+  const site = await delistSite(c.var.db, await publisherOrOwner(c), c.var.now);
+  return c.json({ site: siteView(site) });
+});
+
+siteRoutes.post("/:host/relist", async (c) => {
+  const site = await relistSite(c.var.db, await publisherOrOwner(c), c.var.now);
+  return c.json({ site: siteView(site) });
+});
+
 siteRoutes.post("/:host/keys", async (c) => {
   const site = await authenticatePublisher(c.var.db, c.req.param("host"), c.req.header("authorization"));
   const publisherKey = await rotatePublisherKey(c.var.db, site, c.var.now);
@@ -122,12 +159,14 @@ siteRoutes.put("/:host/manifest", async (c) => {
   const site = await authenticatePublisher(c.var.db, c.req.param("host"), c.req.header("authorization"));
   const manifest = parseManifestText(await readBodyText(c, LIMITS.manifestBytes));
   const result = await publishManifest(c.var.db, site, manifest, "api", c.var.now);
+  await restoreListing(c.var.db, site, c.var.now);
   return c.json(result, result.unchanged ? 200 : 201);
 });
 
 siteRoutes.post("/:host/manifest/refresh", async (c) => {
   const site = await authenticatePublisher(c.var.db, c.req.param("host"), c.req.header("authorization"));
   const result = await refreshManifest(c.var.db, site, c.var.settings.ALLOW_PRIVATE_ORIGINS, c.var.now);
+  await restoreListing(c.var.db, site, c.var.now);
   return c.json(result, result.unchanged ? 200 : 201);
 });
 
