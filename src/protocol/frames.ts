@@ -4,6 +4,7 @@ import * as z from "zod";
 import { LIMITS } from "./limits.js";
 import { CallToolResultSchema, LoggingLevelSchema } from "./results.js";
 import { ToolDescriptorSchema } from "./tool.js";
+import { ToolVerificationSchema } from "./verification.js";
 
 export const PROVIDER_KINDS = ["tab", "sidecar"] as const;
 export const ProviderKindSchema = z.enum(PROVIDER_KINDS);
@@ -113,6 +114,8 @@ export const CallFrameSchema = z.object({
     .object({
       agent: z.string().min(1).max(128),
       client: z.string().max(LIMITS.clientNameMax).optional(),
+      /** The tool's check against its tab's origin's published manifest (absent: not checked). */
+      verification: ToolVerificationSchema.optional(),
     })
     .optional(),
 });

@@ -10,6 +10,7 @@ export * from "./measure.js";
 export * from "./api.js";
 export * from "./results.js";
 export * from "./frames.js";
+export * from "./verification.js";
 export * from "./channels.js";
 export * from "./function-calls.js";
 export * from "./accounts.js";

@@ -5,6 +5,7 @@
 // the client's. Both ends encode and decode here, so the two cannot drift apart.
 import * as z from "zod";
 import { ProviderKindSchema } from "./frames.js";
+import { VerificationPolicySchema } from "./verification.js";
 
 /** The contract's header names. `reauth` goes the other way: the object's answer to the Worker. */
 export const RELAY_HEADER = {
@@ -31,6 +32,8 @@ export const ChannelConfigSchema = z
     channelId: IdSchema,
     /** Tool names restricted to [A-Za-z0-9_-]{1,64} (the channel's setting). */
     strictNames: z.boolean(),
+    /** What agents may call by verification (the channel's setting; absent: "all"). */
+    verificationPolicy: VerificationPolicySchema.optional(),
   })
   .strict();
 export type ChannelConfig = z.infer<typeof ChannelConfigSchema>;

@@ -59,6 +59,7 @@ export async function listAudit(
       argSha256: r.argSha256,
       durationMs: r.durationMs,
       message: r.message,
+      verification: r.verification ?? null,
       at: new Date(r.createdAt).toISOString(),
     })),
     nextCursor: rows.length > q.limit && last ? encodeCursor(fingerprint, [last.createdAt, last.seq]) : null,

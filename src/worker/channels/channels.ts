@@ -33,6 +33,7 @@ export function channelView(row: ChannelRow) {
     id: row.id,
     name: row.name,
     strictNames: row.strictNames,
+    verificationPolicy: row.verificationPolicy,
     createdAt: new Date(row.createdAt).toISOString(),
   };
 }
@@ -93,7 +94,13 @@ export async function createChannel(
     }),
   ]);
   return {
-    channel: { id, name: input.name, strictNames: input.strictNames, createdAt: new Date(now).toISOString() },
+    channel: {
+      id,
+      name: input.name,
+      strictNames: input.strictNames,
+      verificationPolicy: "all" as const,
+      createdAt: new Date(now).toISOString(),
+    },
     ownerKey,
     agentToken,
     agentTokenId,

@@ -9,6 +9,7 @@ import type { ChannelRow } from "./channels.js";
 export interface RelayApi {
   fetch(request: Request): Promise<Response>;
   snapshot(config: ChannelConfig): Promise<ReturnType<ChannelRelay["snapshot"]>>;
+  checkedSnapshot(config: ChannelConfig): Promise<ReturnType<ChannelRelay["snapshot"]>>;
   callOnce(config: ChannelConfig, call: PlainCall): Promise<CallOutcome>;
   flushAudit(): Promise<number>;
   revokeProvider(tokenId: string): Promise<number>;
@@ -20,6 +21,12 @@ export function relayOf(env: Env, channel: Pick<ChannelRow, "id">): RelayApi {
 }
 
 /** What the channel's object needs to know of its settings, sent with each request and RPC. */
-export function configOf(channel: Pick<ChannelRow, "id" | "strictNames">): ChannelConfig {
-  return { channelId: channel.id, strictNames: channel.strictNames };
+export function configOf(
+  channel: Pick<ChannelRow, "id" | "strictNames" | "verificationPolicy">,
+): ChannelConfig {
+  return {
+    channelId: channel.id,
+    strictNames: channel.strictNames,
+    verificationPolicy: channel.verificationPolicy,
+  };
 }

@@ -99,7 +99,7 @@ export function createChannelServer(options: ChannelServerOptions): Server {
     },
   );
 
-  server.setRequestHandler("tools/list", () => ({ tools: listTools(tools) }));
+  server.setRequestHandler("tools/list", async () => ({ tools: await listTools(tools) }));
 
   if (era === "legacy") {
     server.setRequestHandler("logging/setLevel", (request) => {
@@ -155,9 +155,12 @@ export function createChannelServer(options: ChannelServerOptions): Server {
   return server;
 }
 
-/** The tools agents see, in a deterministic order (by exposed name), whatever order providers came in. */
-export function listTools(tools: ChannelTools): Tool[] {
-  return [...tools.exposedTools().values()]
+/**
+ * The tools agents see, in a deterministic order (by exposed name), whatever order providers came in, each
+ * tab tool with its verification in `_meta` (and a warning in its description, by the channel's policy).
+ */
+export async function listTools(tools: ChannelTools): Promise<Tool[]> {
+  return [...(await tools.listedTools()).values()]
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map((t) => t.descriptor as Tool);
 }

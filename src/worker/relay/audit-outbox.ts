@@ -8,7 +8,7 @@
 // pending rows' and the `audit_seq` counter, which a shipped batch advances in the same write as it deletes
 // its rows. A call costs one INSERT; eviction loses no number (unshipped rows carry theirs, shipped ones are
 // in the counter).
-import { utf8ByteLength, type AuditStatus } from "../../protocol/index.js";
+import { utf8ByteLength, type AuditStatus, type VerificationStatus } from "../../protocol/index.js";
 import { sha256Hex } from "../secrets.js";
 import type { FinishedCall } from "./call-dispatch.js";
 
@@ -29,6 +29,8 @@ export interface AuditRow {
   durationMs: number;
   message: string | null;
   createdAt: number;
+  /** The tool's verification when called (absent: not a tab's tool, unchecked, or an older row). */
+  verification?: VerificationStatus | null;
 }
 
 const COLUMNS = [
@@ -47,6 +49,7 @@ const COLUMNS = [
   "duration_ms",
   "message",
   "created_at",
+  "verification",
 ] as const;
 // D1 binds at most 100 parameters per statement.
 const ROWS_PER_STATEMENT = Math.floor(100 / COLUMNS.length);
@@ -106,6 +109,7 @@ export class AuditOutbox {
             ? firstText.text.slice(0, 500)
             : null,
       createdAt: call.started,
+      verification: call.verification?.status ?? null,
     };
     this.sql.exec(`INSERT INTO audit_outbox (seq, row) VALUES (?, ?)`, row.seq, JSON.stringify(row));
     // One storage round trip per alarm, not per call: remember that an alarm is set until it runs.
@@ -203,6 +207,7 @@ export class AuditOutbox {
         r.durationMs,
         r.message,
         r.createdAt,
+        r.verification ?? null,
       ]);
       statements.push(
         this.db

@@ -14,6 +14,7 @@ import {
   type CallFrame,
   type LoggingLevel,
   type ProviderFrame,
+  type ToolVerification,
 } from "../../protocol/index.js";
 import type { CallOutcome, CallRequest } from "./channel-tools.js";
 import { displayText } from "./display-text.js";
@@ -33,6 +34,8 @@ export interface FinishedCall {
   /** The arguments as JSON text ("" when too deep to serialize). */
   argText: string;
   started: number;
+  /** The tool's check against its tab's origin's published manifest (absent: not a tab's tool, or unchecked). */
+  verification?: ToolVerification | undefined;
 }
 
 interface PendingCall {
@@ -60,8 +63,8 @@ export class CallDispatch {
     return this.pending.size;
   }
 
-  /** Runs one call end to end. */
-  async run(req: CallRequest): Promise<FinishedCall> {
+  /** Runs one call end to end; `verification` goes to the tab with the approval request, and to the audit. */
+  async run(req: CallRequest, verification?: ToolVerification): Promise<FinishedCall> {
     const started = Date.now();
     const args = req.arguments ?? {};
     // Measured without recursion first: JSON.stringify and the validator recurse, and would overflow.
@@ -75,6 +78,7 @@ export class CallDispatch {
       providerId,
       argText,
       started,
+      verification,
     });
     if (!exposed) {
       const names = [...this.catalog.exposed().keys()];
@@ -93,7 +97,7 @@ export class CallDispatch {
         ),
       );
     }
-    const frame = callFrame(req, exposed, args);
+    const frame = callFrame(req, exposed, args, verification);
     const checked = callFrameFits(frame) ? { success: true as const } : CallFrameSchema.safeParse(frame);
     const text = JSON.stringify(frame);
     if (!checked.success) {
@@ -247,7 +251,12 @@ export class CallDispatch {
 }
 
 /** The call frame for `req`; what an agent or client names itself is capped before it goes in. */
-function callFrame(req: CallRequest, exposed: ExposedTool, args: Record<string, unknown>): CallFrame {
+function callFrame(
+  req: CallRequest,
+  exposed: ExposedTool,
+  args: Record<string, unknown>,
+  verification: ToolVerification | undefined,
+): CallFrame {
   const timeoutMs = Math.min(
     Math.max(1, Math.floor(req.timeoutMs ?? LIMITS.callTimeoutDefaultMs)),
     LIMITS.callTimeoutMaxMs,
@@ -265,6 +274,7 @@ function callFrame(req: CallRequest, exposed: ExposedTool, args: Record<string, 
           approval: {
             agent: displayText(req.agentLabel, APPROVAL_AGENT_MAX) || "agent",
             ...(client ? { client } : {}),
+            ...(verification ? { verification } : {}),
           },
         }),
   };

@@ -1,12 +1,15 @@
 // ChannelRelay: one Durable Object per channel, composed of the parts that do its work: the providers'
 // sockets and tool lists (provider-store.ts), the tools agents see (tool-catalog.ts), the calls in flight
 // (call-dispatch.ts), the channel's MCP sessions (mcp-sessions.ts) and the audit outbox shipped to D1 by the
-// object's alarm (audit-outbox.ts). This file wires them to the runtime's entry points: `fetch` (what the
+// object's alarm (audit-outbox.ts), and each tab tool checked against its origin's published manifest under
+// the channel's verification policy (verification.ts). This file wires them to the runtime's entry points: `fetch` (what the
 // Worker forwards, read once through the contract in src/protocol/relay-contract.ts), the hibernation API's
 // WebSocket events, the alarm, and the RPC methods the Worker calls (channels/relay-stub.ts).
 import { DurableObject } from "cloudflare:workers";
 import {
   ChannelConfigSchema,
+  LIMITS,
+  jsonDepth,
   PING_FRAME_TEXT,
   PONG_FRAME_TEXT,
   RelayContractError,
@@ -15,6 +18,8 @@ import {
   type ErrorBody,
   type ProviderFrame,
   type RelayRequest,
+  type ToolVerification,
+  type VerificationPolicy,
 } from "../../protocol/index.js";
 import { AuditOutbox } from "./audit-outbox.js";
 import { CallDispatch, type FinishedCall } from "./call-dispatch.js";
@@ -24,6 +29,7 @@ import type { ExposedTool, ProviderState } from "./naming.js";
 import { acceptTools, readProviderFrame, sendFrame } from "./provider-frames.js";
 import { ProviderStore } from "./provider-store.js";
 import { ToolCatalog } from "./tool-catalog.js";
+import { ToolVerifier, presentTool, refusalText } from "./verification.js";
 
 /** A plain HTTP agent's call (POST /api/channels/:id/calls). */
 export type PlainCall = Pick<
@@ -40,6 +46,7 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
   private readonly calls: CallDispatch;
   private readonly outbox: AuditOutbox;
   private readonly mcp: McpSessions;
+  private readonly verifier: ToolVerifier;
   private config: ChannelConfig | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -63,6 +70,7 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
     this.calls = new CallDispatch(this.catalog, this.providers);
     this.outbox = new AuditOutbox(ctx.storage, env.DB, () => this.channelId);
     this.mcp = new McpSessions(this, this.sql);
+    this.verifier = new ToolVerifier(env.DB);
   }
 
   get channelId(): string {
@@ -71,11 +79,19 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
 
   /** The Worker's word on the channel's settings, remembered across eviction; new naming re-lists tools. */
   private configure(config: ChannelConfig): void {
-    if (this.config?.channelId === config.channelId && this.config.strictNames === config.strictNames) return;
+    if (
+      this.config?.channelId === config.channelId &&
+      this.config.strictNames === config.strictNames &&
+      policyOf(this.config) === policyOf(config)
+    )
+      return;
     const changedNaming = this.config !== null && this.config.strictNames !== config.strictNames;
+    // Under `warn` and `verified` descriptions carry notes: a new policy changes what agents read.
+    const changedPolicy = this.config !== null && policyOf(this.config) !== policyOf(config);
     this.config = config;
     this.sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('config', ?)`, JSON.stringify(config));
     if (changedNaming) this.toolsChanged();
+    else if (changedPolicy) this.mcp.notifyToolsChanged();
   }
 
   // ------------------------------------------------------------------------------------------------------
@@ -191,8 +207,31 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
     return this.catalog.exposed();
   }
 
+  async listedTools(): Promise<Map<string, ExposedTool>> {
+    const exposed = this.catalog.exposed();
+    const checked = await this.verifier.check(exposed.values());
+    const policy = policyOf(this.config);
+    return new Map([...exposed].map(([name, t]) => [name, presentTool(t, checked.get(name), policy)]));
+  }
+
   async callTool(req: CallRequest): Promise<CallOutcome> {
-    const call = await this.calls.run(req);
+    const exposed = this.catalog.exposed().get(req.name);
+    const isTab = exposed?.group.startsWith("tab:") ?? false;
+    const verification: ToolVerification | undefined =
+      exposed && isTab ? (await this.verifier.check([exposed])).get(exposed.name) : undefined;
+    if (exposed && isTab && policyOf(this.config) === "verified" && verification?.status !== "verified") {
+      // Refused by the owner's policy before anything reaches the tab: audited as `denied`, like a call the
+      // user declined (it is the user's choice, made in advance), with the verification that decided it.
+      const outcome: CallOutcome = {
+        status: "denied",
+        result: { content: [{ type: "text", text: refusalText(exposed, verification) }], isError: true },
+      };
+      const args = req.arguments ?? {};
+      const argText = jsonDepth(args, LIMITS.jsonDepthMax) === Number.POSITIVE_INFINITY ? "" : JSON.stringify(args);
+      await this.audit({ req, outcome, exposed, providerId: null, argText, started: Date.now(), verification });
+      return outcome;
+    }
+    const call = await this.calls.run(req, verification);
     await this.audit(call);
     return call.outcome;
   }
@@ -215,8 +254,15 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
     return this.callTool(call);
   }
 
-  /** Live providers and the tools agents see. */
-  snapshot(config: ChannelConfig) {
+  /** The snapshot with each tab tool checked against its origin's published manifest (the owner's console). */
+  async checkedSnapshot(config: ChannelConfig) {
+    this.configure(config);
+    const checked = await this.verifier.check(this.exposedTools().values());
+    return this.snapshot(config, checked);
+  }
+
+  /** Live providers and the tools agents see (`verification`: null unless checked, see checkedSnapshot). */
+  snapshot(config: ChannelConfig, checked: Map<string, ToolVerification> = new Map()) {
     this.configure(config);
     const exposed = [...this.exposedTools().values()];
     // Whether each provider was paired from a browser page, and whether the extension relays it: kept on
@@ -246,6 +292,7 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
         origin: t.origin,
         providers: t.providerIds.length,
         inputSchema: t.descriptor.inputSchema,
+        verification: checked.get(t.name) ?? null,
       })),
       sessions: this.mcp.size,
       pendingCalls: this.calls.size,
@@ -272,6 +319,10 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
   async revokeAgent(agentTokenId: string): Promise<number> {
     return this.mcp.closeAgent(agentTokenId);
   }
+}
+
+function policyOf(config: ChannelConfig | null): VerificationPolicy {
+  return config?.verificationPolicy ?? "all";
 }
 
 /** The Worker sent what the contract does not allow: its bug, not the client's. Logged; a 500 for the client. */

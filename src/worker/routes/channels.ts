@@ -5,6 +5,7 @@ import {
   LIMITS,
   CreateAgentTokenBodySchema,
   CreateChannelBodySchema,
+  ChannelSettingsBodySchema,
   FunctionCallParseError,
   PairBodySchema,
   PlainCallBodySchema,
@@ -18,6 +19,8 @@ import { HubError } from "../http/errors.js";
 import { requestClientKey } from "../http/client-key.js";
 import { consumeRateLimit, rateLimit } from "../http/rate-limit.js";
 import { bearerToken } from "../secrets.js";
+import { channels } from "../db/schema.js";
+import { eq } from "drizzle-orm";
 import {
   authenticateAgent,
   authenticateOwner,
@@ -146,13 +149,29 @@ channelRoutes.use("/:id/*", requireChannelOwner());
 
 channelRoutes.get("/:id", async (c) => {
   const channel = c.var.ownedChannel;
-  const live = await relayOf(c.env, channel).snapshot(configOf(channel));
+  const live = await relayOf(c.env, channel).checkedSnapshot(configOf(channel));
   return c.json({
     channel: channelView(channel),
     mcpUrl: `${hubOrigin(c)}/mcp/${channel.id}`,
     ...live,
     agentTokens: await listAgentTokens(c.var.db, channel),
   });
+});
+
+// The owner's channel settings: `verificationPolicy` (what agents may call by each live tool's verification).
+// The channel's object is told at once, since MCP requests it already vouches for carry no settings.
+channelRoutes.patch("/:id", async (c) => {
+  const body = await readJson(c, ChannelSettingsBodySchema);
+  const channel = c.var.ownedChannel;
+  const updated: ChannelRow = { ...channel, ...body };
+  if (body.verificationPolicy !== undefined) {
+    await c.var.db
+      .update(channels)
+      .set({ verificationPolicy: body.verificationPolicy })
+      .where(eq(channels.id, channel.id));
+  }
+  await relayOf(c.env, updated).snapshot(configOf(updated));
+  return c.json({ channel: channelView(updated) });
 });
 
 channelRoutes.post("/:id/pairing-codes", async (c) => {

@@ -72,6 +72,7 @@ relayRoutes.get("/:channelId", async (c) => {
   // A connected provider is a use of the channel (keeps it from expiring; written at most hourly).
   if (channelRow) await noteChannelUse(c.var.db, channelRow, c.var.now);
   const strictNames = channelRow?.strictNames ?? false;
+  const verificationPolicy = channelRow?.verificationPolicy ?? "all";
   const attachment: ProviderAttachment = {
     providerId: crypto.randomUUID(),
     tokenId: row.id,
@@ -80,7 +81,7 @@ relayRoutes.get("/:channelId", async (c) => {
   };
   const headers = relayRequestHeaders(c.req.raw.headers, {
     kind: "provider",
-    config: { channelId: row.channelId, strictNames },
+    config: { channelId: row.channelId, strictNames, verificationPolicy },
     provider: attachment,
   });
   return relayOf(c.env, channel).fetch(new Request(c.req.url, { headers }));
