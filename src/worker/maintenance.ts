@@ -7,6 +7,7 @@ import type { Db } from "./db/client.js";
 import type { Settings } from "./env.js";
 import { pruneRateLimits } from "./channels/rate-limit.js";
 import { relayOf } from "./channels/relay-stub.js";
+import { backfillDigests } from "./registry/digests.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Rows one delete statement removes: keeps each statement short (D1 limits a query's time). */
@@ -50,6 +51,8 @@ export interface MaintenanceReport {
   sessions: number;
   webauthnChallenges: number;
   closedConnections: number;
+  /** Tool rows published before definition digests that were given theirs (bounded per run). */
+  digests: number;
 }
 
 /** Runs every step once; each is idempotent, so a failed run is simply repeated by the next one. */
@@ -108,6 +111,7 @@ export async function runMaintenance(
     sql`SELECT rowid FROM webauthn_challenges WHERE expires_at <= ${now}`,
     "webauthn_challenges",
   );
+  const digests = await backfillDigests(db);
   return {
     auditRows,
     challenges,
@@ -118,6 +122,7 @@ export async function runMaintenance(
     ...idle,
     sessions,
     webauthnChallenges,
+    digests,
   };
 }
 

@@ -6,6 +6,8 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { describe, expect, it } from "vitest";
 import { definitionDigest } from "../../src/protocol/digest.js";
 import { database } from "../../src/worker/db/client.js";
+import { settingsOf } from "../../src/worker/env.js";
+import { closeChannelRelay, runMaintenance } from "../../src/worker/maintenance.js";
 import { backfillDigests } from "../../src/worker/registry/digests.js";
 import { api, BASE, expectError, publish, tool, verifiedSite } from "./helpers.js";
 
@@ -210,5 +212,32 @@ describe("definition digests", () => {
     expect(await backfillDigests(db, 2)).toBe(0);
     const after = await json(`/api/tools?site=${host}&limit=10`);
     expect(Object.fromEntries(after.tools.map((t: any) => [t.name, t.digest]))).toEqual(want);
+  });
+
+  it("are stored by a refresh from the site too, and backfilled by the daily maintenance", async () => {
+    const { host, key, origin_ } = await verifiedSite();
+    await origin_.setRoutes({
+      "/.well-known/webmcp.json": {
+        body: JSON.stringify({ tools: [plain, buy] }),
+        headers: { "content-type": "application/json" },
+      },
+    });
+    const refreshed = await api(`/api/sites/${host}/manifest/refresh`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(refreshed.status).toBe(201);
+    const want = await rowDigests(host);
+    expect(want["list-stamps"]).toBe(await definitionDigest(plainStored));
+    expect((await json(`/api/sites/${host}/manifest`)).digests).toEqual(want);
+    await env.DB.prepare("UPDATE tools SET digest = NULL WHERE host = ?").bind(host).run();
+    const report = await runMaintenance(
+      database(env.DB),
+      Date.now(),
+      settingsOf(env),
+      closeChannelRelay(env),
+    );
+    expect(report.digests).toBeGreaterThanOrEqual(2);
+    expect(await rowDigests(host)).toEqual(want);
   });
 });
