@@ -31,6 +31,8 @@ export const ToolSearchParamsSchema = z.object({
   readOnly: BoolParam.optional(),
   cursor: z.string().max(1024).optional(),
   limit: Limit,
+  /** The feed for mirrors (src/worker/registry/feeds.ts): RFC 3339 date-time; checked there, 400 if bad. */
+  updated_since: z.string().max(64).optional(),
 });
 export type ToolSearchParams = z.infer<typeof ToolSearchParamsSchema>;
 
@@ -38,6 +40,8 @@ export const SiteListParamsSchema = z.object({
   sort: z.enum(["host", "recent"]).default("host"),
   cursor: z.string().max(1024).optional(),
   limit: Limit,
+  /** The feed for mirrors (src/worker/registry/feeds.ts): RFC 3339 date-time; checked there, 400 if bad. */
+  updated_since: z.string().max(64).optional(),
 });
 
 export const ManifestVersionParamsSchema = z.object({

@@ -15,6 +15,7 @@ export const ERROR_CODES = [
   "not_found",
   "site_not_found",
   "site_not_verified",
+  "site_delisted",
   "challenge_expired",
   "verification_failed",
   "invalid_manifest",

@@ -1,8 +1,10 @@
-// Worker entry: the Hono app, the daily maintenance (Cron Trigger), and the Durable Object classes wrangler binds.
+// Worker entry: the Hono app, the Cron Triggers (daily maintenance; hourly re-verification of listed sites),
+// and the Durable Object classes wrangler binds.
 import { createApp } from "./app.js";
 import { database } from "./db/client.js";
 import { settingsOf } from "./env.js";
 import { closeChannelRelay, runMaintenance } from "./maintenance.js";
+import { REVERIFY_CRON, runReverification } from "./registry/reverify.js";
 
 export { ChannelRelay } from "./relay/channel-relay.js";
 
@@ -11,10 +13,19 @@ const app = createApp();
 export default {
   fetch: app.fetch,
   async scheduled(controller, env) {
+    const settings = settingsOf(env);
+    if (controller.cron === REVERIFY_CRON) {
+      const report = await runReverification(database(env.DB), controller.scheduledTime, {
+        allowPrivate: settings.ALLOW_PRIVATE_ORIGINS,
+        dohUrl: settings.DOH_URL,
+      });
+      console.log("reverify", JSON.stringify(report));
+      return;
+    }
     const report = await runMaintenance(
       database(env.DB),
       controller.scheduledTime,
-      settingsOf(env),
+      settings,
       closeChannelRelay(env),
     );
     console.log("maintenance", JSON.stringify(report));

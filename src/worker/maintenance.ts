@@ -8,6 +8,7 @@ import type { Settings } from "./env.js";
 import { pruneRateLimits } from "./channels/rate-limit.js";
 import { relayOf } from "./channels/relay-stub.js";
 import { backfillDigests } from "./registry/digests.js";
+import { notProofOnRecord } from "./registry/sites.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Rows one delete statement removes: keeps each statement short (D1 limits a query's time). */
@@ -76,7 +77,8 @@ export async function runMaintenance(
   );
   const challenges = await deleteInBatches(
     db,
-    sql`SELECT rowid FROM challenges WHERE expires_at <= ${now}`,
+    // The challenge a site's latest verification answered stays: re-verification checks its token again.
+    sql`SELECT rowid FROM challenges WHERE expires_at <= ${now} AND ${notProofOnRecord}`,
     "challenges",
   );
   const pairingCodes = await deleteInBatches(

@@ -31,9 +31,10 @@ export async function toolPageData(
   name: string,
 ): Promise<{ site: SiteRow | null; tool: ToolView | null; pages: string[] }> {
   const [siteResult, toolResult, pageResult] = await atomically(db, [
-    sql`SELECT * FROM sites WHERE host = ${host} AND status = 'verified'`,
+    // A lapsed (unverified) site's pages still answer; a delisted one's say so (routes.tsx).
+    sql`SELECT * FROM sites WHERE host = ${host} AND status != 'pending'`,
     sql`SELECT ${TOOL_COLUMNS} FROM tools t JOIN sites s ON s.host = t.host
-      WHERE t.host = ${host} AND t.name = ${name} AND s.status = 'verified'`,
+      WHERE t.host = ${host} AND t.name = ${name} AND s.status != 'pending' AND s.delisted_at IS NULL`,
     sql`SELECT json_extract(j.value, '$.pages') AS pages
       FROM sites s JOIN manifest_versions mv ON mv.host = s.host AND mv.version = s.current_version,
         json_each(mv.manifest, '$.tools') j

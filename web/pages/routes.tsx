@@ -108,16 +108,29 @@ pageRoutes.get("/", async (c) => {
   );
 });
 
+/** The listed site, or null (not found), or the message saying it was delisted. */
 async function verifiedSiteOrNull(c: AppContext, host: string) {
   try {
     return await getVerifiedSite(c.var.db, host);
   } catch (e) {
     if (e instanceof HubError && e.code === "site_not_found") return null;
+    if (e instanceof HubError && e.code === "site_delisted") return e.message;
     throw e;
   }
 }
 
-function siteNotFound(c: AppContext, host: string) {
+function siteNotFound(c: AppContext, host: string, delisted?: string) {
+  if (delisted)
+    return renderPage(
+      c,
+      <NotFound title="Site delisted">
+        <p>{delisted} Its tools are no longer listed.</p>
+        <p>
+          <a href="/">Browse all tools</a>
+        </p>
+      </NotFound>,
+      410,
+    );
   return renderPage(
     c,
     <NotFound title="No such site">
@@ -141,7 +154,7 @@ const versionParam = (v: string | undefined) => {
 pageRoutes.get("/sites/:host", async (c) => {
   const host = normalizeHost(c.req.param("host"));
   const site = await verifiedSiteOrNull(c, host);
-  if (!site) return siteNotFound(c, host);
+  if (!site || typeof site === "string") return siteNotFound(c, host, site ?? undefined);
   const db = c.var.db;
   const shownVersion = versionParam(c.req.query("v"));
   const from = versionParam(c.req.query("from"));
@@ -192,6 +205,12 @@ pageRoutes.get("/sites/:host/tools/:name", async (c) => {
   const name = c.req.param("name");
   const { site, tool, pages } = await toolPageData(c.var.db, host, name);
   if (!site) return siteNotFound(c, host);
+  if (site.delistedAt !== null)
+    return siteNotFound(
+      c,
+      host,
+      `${site.host} was delisted by its publisher on ${new Date(site.delistedAt).toISOString()}.`,
+    );
   if (!tool) {
     return renderPage(
       c,

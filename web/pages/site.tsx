@@ -65,8 +65,15 @@ export function SitePage(p: SiteProps) {
           <a href={s.origin} rel="nofollow noopener">
             {s.origin}
           </a>{" "}
-          <VerifiedBadge method={s.verificationMethod} />
+          {s.status === "verified" ? <VerifiedBadge method={s.verificationMethod} /> : null}
         </p>
+        {s.status === "unverified" ? (
+          <p class="alert error" role="status">
+            Verification lapsed: {s.verifyError ?? "the ownership proof could not be checked"},{" "}
+            {s.verifyCheckedAt ? <Ago iso={s.verifyCheckedAt} now={p.now} /> : "recently"}. This site is not
+            listed in search until its owner republishes or verifies it again.
+          </p>
+        ) : null}
         {s.description ? <p class="lede">{s.description}</p> : null}
         <dl class="facts">
           <div>

@@ -51,6 +51,7 @@ export function statusFor(code: ErrorCode): ContentfulStatusCode {
     case "conflict":
       return 409;
     case "challenge_expired":
+    case "site_delisted":
       return 410;
     case "payload_too_large":
       return 413;

@@ -1,8 +1,8 @@
 // Site registration, ownership verification and publisher keys.
-import { and, desc, eq, gt, isNull, lt, or, asc, sql } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, lt, ne, or, asc, sql } from "drizzle-orm";
 import { LIMITS } from "../../protocol/index.js";
 import type { Db } from "../db/client.js";
-import { challenges, publisherKeys, sites } from "../db/schema.js";
+import { challenges, publisherKeys, sites, tools } from "../db/schema.js";
 import { HubError } from "../http/errors.js";
 import { bearerToken, looksLike, newToken, randomBase64Url, sha256Hex } from "../secrets.js";
 import { normalizeHost, type SiteOrigin } from "./origins.js";
@@ -33,6 +33,11 @@ export interface SiteView {
   toolCount: number;
   createdAt: string;
   updatedAt: string;
+  /** Set when the publisher delisted the site (it is then out of search, listings and feeds' content). */
+  delistedAt: string | null;
+  /** The last scheduled re-verification's failure (null after a success), and when it last ran. */
+  verifyError: string | null;
+  verifyCheckedAt: string | null;
 }
 
 export function siteView(row: SiteRow): SiteView {
@@ -48,6 +53,9 @@ export function siteView(row: SiteRow): SiteView {
     toolCount: row.toolCount,
     createdAt: new Date(row.createdAt).toISOString(),
     updatedAt: new Date(row.updatedAt).toISOString(),
+    delistedAt: iso(row.delistedAt),
+    verifyError: row.verifyError,
+    verifyCheckedAt: iso(row.verifyCheckedAt),
   };
 }
 
@@ -100,7 +108,9 @@ export async function registerSite(
     );
   }
   statements.push(
-    db.delete(challenges).where(and(eq(challenges.host, origin.host), lt(challenges.expiresAt, now))),
+    db
+      .delete(challenges)
+      .where(and(eq(challenges.host, origin.host), lt(challenges.expiresAt, now), notProofOnRecord)),
   );
   statements.push(
     db.insert(challenges).values({
@@ -120,6 +130,7 @@ export async function registerSite(
         eq(challenges.host, origin.host),
         sql`${challenges.id} NOT IN (SELECT id FROM challenges WHERE host = ${origin.host}
             ORDER BY created_at DESC, rowid DESC LIMIT ${LIMITS.liveChallengesPerSite})`,
+        notProofOnRecord,
       ),
     ),
   );
@@ -133,6 +144,14 @@ export async function registerSite(
     claimSecret,
   };
 }
+
+/**
+ * Not the site's proof on record: the challenge its latest successful verification answered is kept past its
+ * expiry, since scheduled re-verification (reverify.ts) checks that token again with the same method.
+ */
+export const notProofOnRecord = sql`NOT (challenges.used_at IS NOT NULL AND challenges.id = (
+  SELECT p.id FROM challenges p WHERE p.host = challenges.host AND p.used_at IS NOT NULL
+  ORDER BY p.used_at DESC, p.rowid DESC LIMIT 1))`;
 
 export function describeChallenge(
   site: Pick<SiteRow, "origin" | "host">,
@@ -229,7 +248,16 @@ export async function verifySite(
       .values({ id: crypto.randomUUID(), host, keyHash: await sha256Hex(publisherKey), createdAt: now }),
     db
       .update(sites)
-      .set({ status: "verified", verificationMethod: method, verifiedAt: now, updatedAt: now, accountId })
+      .set({
+        status: "verified",
+        verificationMethod: method,
+        verifiedAt: now,
+        updatedAt: now,
+        accountId,
+        verifyFailures: 0,
+        verifyError: null,
+        verifyCheckedAt: now,
+      })
       .where(eq(sites.host, host)),
   ]);
   if (claimed.length === 0) {
@@ -264,8 +292,56 @@ export async function authenticatePublisher(
     throw new HubError("forbidden", `This publisher key belongs to another site, not ${host}.`);
   const site = await db.query.sites.findFirst({ where: eq(sites.host, host) });
   if (!site) throw new HubError("site_not_found", `No site ${host} is registered.`);
-  if (site.status !== "verified") throw new HubError("site_not_verified", `${host} is not verified yet.`);
+  // A site whose verification lapsed (status unverified) or that was delisted still answers to its key: a
+  // successful republish restores it (restoreListing), and delist/relist need the key too.
+  if (site.status === "pending") throw new HubError("site_not_verified", `${host} is not verified yet.`);
   return site;
+}
+
+/** The site `host` as its owner account sees it (a signed-in alternative to the publisher key). */
+export async function ownedPublishedSite(db: Db, hostParam: string, accountId: string): Promise<SiteRow> {
+  const host = normalizeHost(hostParam);
+  const site = await db.query.sites.findFirst({ where: eq(sites.host, host) });
+  if (!site) throw new HubError("site_not_found", `No site ${host} is registered.`);
+  if (site.accountId !== accountId) throw new HubError("forbidden", `Your account does not own ${host}.`);
+  if (site.status === "pending") throw new HubError("site_not_verified", `${host} is not verified yet.`);
+  return site;
+}
+
+/**
+ * After a successful publish with a valid key: a lapsed verification is restored (issue 16: "republishing or
+ * re-verifying restores it") and a delisted site is listed again. A relisted site's tools get a new
+ * updated_at, so a mirror that dropped them on the tombstone finds them in the tools feed again.
+ */
+export async function restoreListing(db: Db, site: SiteRow, now: number): Promise<void> {
+  if (site.status === "verified" && site.verifyFailures === 0 && site.delistedAt === null) return;
+  const restore = db
+    .update(sites)
+    .set({ status: "verified", verifyFailures: 0, verifyError: null, delistedAt: null, updatedAt: now })
+    .where(eq(sites.host, site.host));
+  if (site.delistedAt === null) await restore;
+  else await db.batch([restore, db.update(tools).set({ updatedAt: now }).where(eq(tools.host, site.host))]);
+}
+
+/** Delists a site: out of search, listings and /mcp/registry; its pages answer 410; feeds carry a tombstone. */
+export async function delistSite(db: Db, site: SiteRow, now: number): Promise<SiteRow> {
+  if (site.delistedAt !== null) return site;
+  const [row] = await db
+    .update(sites)
+    .set({ delistedAt: now, updatedAt: now })
+    .where(eq(sites.host, site.host))
+    .returning();
+  return row ?? site;
+}
+
+/** Lists a delisted site again (its tools come back to search and, with a new updated_at, to the tools feed). */
+export async function relistSite(db: Db, site: SiteRow, now: number): Promise<SiteRow> {
+  if (site.delistedAt === null) return site;
+  const [[row]] = await db.batch([
+    db.update(sites).set({ delistedAt: null, updatedAt: now }).where(eq(sites.host, site.host)).returning(),
+    db.update(tools).set({ updatedAt: now }).where(eq(tools.host, site.host)),
+  ]);
+  return row ?? site;
 }
 
 /** Replaces the caller's publisher key with a new one (shown once); every earlier key stops working. */
@@ -286,12 +362,21 @@ export async function rotatePublisherKey(db: Db, site: SiteRow, now: number): Pr
   return publisherKey;
 }
 
+/**
+ * A listed site by host: verified, or verified once and lapsed (status `unverified`: reachable by its address
+ * with the lapse shown, but out of search and listings). A delisted site is 410 site_delisted.
+ */
 export async function getVerifiedSite(db: Db, hostParam: string): Promise<SiteRow> {
   const host = normalizeHost(hostParam);
   const row = await db.query.sites.findFirst({
-    where: and(eq(sites.host, host), eq(sites.status, "verified")),
+    where: and(eq(sites.host, host), ne(sites.status, "pending")),
   });
   if (!row) throw new HubError("site_not_found", `No verified site ${host} is listed.`);
+  if (row.delistedAt !== null)
+    throw new HubError(
+      "site_delisted",
+      `${host} was delisted by its publisher on ${new Date(row.delistedAt).toISOString()}.`,
+    );
   return row;
 }
 
@@ -308,7 +393,7 @@ export async function listSites(
 ): Promise<{ sites: SiteView[]; nextCursor: string | null }> {
   const fingerprint = `sites:${q.sort}`;
   const after = q.cursor ? decodeCursor(q.cursor, fingerprint) : undefined;
-  const verified = eq(sites.status, "verified");
+  const verified = and(eq(sites.status, "verified"), isNull(sites.delistedAt))!;
   let where = verified;
   if (after) {
     const [k1, k2] = after;
