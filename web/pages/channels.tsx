@@ -253,6 +253,7 @@ export function ChannelConsolePage(props: { id: string; hub: string }) {
                 <tr>
                   <th scope="col">Name agents call</th>
                   <th scope="col">From</th>
+                  <th scope="col">Published</th>
                   <th scope="col">What it may do</th>
                   <th scope="col">Description</th>
                 </tr>
@@ -260,6 +261,34 @@ export function ChannelConsolePage(props: { id: string; hub: string }) {
               <tbody id="tool-rows"></tbody>
             </table>
           </div>
+          <form id="policy-form" class="stack">
+            <fieldset aria-describedby="policy-hint">
+              <legend>What agents may call</legend>
+              <p class="hint" id="policy-hint">
+                Each tool a tab offers is checked against what its site published in the registry: verified,
+                changed since published, or unpublished. Sidecar tools are not checked.
+              </p>
+              <div class="field check">
+                <input type="radio" id="policy-all" name="verificationPolicy" value="all" checked />
+                <label for="policy-all">Every tool</label>
+              </div>
+              <div class="field check">
+                <input type="radio" id="policy-warn" name="verificationPolicy" value="warn" />
+                <label for="policy-warn">
+                  Every tool, with a warning the agent reads on tools that are not verified
+                </label>
+              </div>
+              <div class="field check">
+                <input type="radio" id="policy-verified" name="verificationPolicy" value="verified" />
+                <label for="policy-verified">Verified tools only (calls to others are refused)</label>
+              </div>
+            </fieldset>
+            <div id="policy-error" class="alert error" role="alert" hidden></div>
+            <p id="policy-status" class="meta" role="status"></p>
+            <button type="submit" class="btn small">
+              Save
+            </button>
+          </form>
         </section>
 
         <section aria-labelledby="audit-title" id="audit">

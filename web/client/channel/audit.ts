@@ -3,6 +3,7 @@ import type { AgentTokenView, AuditEntry, AuditPage } from "../../../src/protoco
 import { plural } from "../../shared/markup.js";
 import { api } from "../lib/api.js";
 import { byId, h, messageOf, timeText } from "../lib/dom.js";
+import { auditVerificationBadge } from "./verification.js";
 
 const AUDIT_PAGE = 20;
 
@@ -88,7 +89,13 @@ function auditRow(r: AuditEntry, agents: Map<string, string>): HTMLTableRowEleme
       { "data-label": "When" },
       h("time", { datetime: r.at, title: timeText(r.at) }, new Date(r.at).toLocaleTimeString()),
     ),
-    h("th", { scope: "row", "data-label": "Tool" }, h("code", {}, r.tool)),
+    h(
+      "th",
+      { scope: "row", "data-label": "Tool" },
+      h("code", {}, r.tool),
+      r.verification ? " " : "",
+      auditVerificationBadge(r.verification),
+    ),
     h("td", { "data-label": "Status" }, h("span", { class: `status ${statusClass(r.status)}` }, r.status)),
     h(
       "td",

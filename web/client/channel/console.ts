@@ -18,6 +18,7 @@ import { connectedApps } from "./connected-apps.js";
 import { submitButton } from "./list.js";
 import { openWithKey } from "./open.js";
 import { renderSnippets } from "./snippets.js";
+import { policyControl, verificationBadge } from "./verification.js";
 
 const POLL_MS = 3000;
 /** The most of a provider's self-reported page title and URL the console shows, in characters. */
@@ -267,6 +268,7 @@ function runConsole(kept: KeptChannel, hub: string): void {
               : "",
           ),
           h("td", { "data-label": "From" }, t.origin ?? t.label),
+          h("td", { "data-label": "Published" }, verificationBadge(t.verification ?? null, t.origin)),
           h(
             "td",
             { "data-label": "What it may do" },
@@ -389,6 +391,7 @@ function runConsole(kept: KeptChannel, hub: string): void {
       byId("live").hidden = false;
       renderProviders(snapshot);
       renderTools(snapshot);
+      policy.show(snapshot.channel.verificationPolicy);
       renderTokens(snapshot);
     } catch (e) {
       byId("live").hidden = true;
@@ -400,6 +403,7 @@ function runConsole(kept: KeptChannel, hub: string): void {
 
   // -- Audit log --
   const audit = auditLog(path, token, () => snapshot?.agentTokens ?? []);
+  const policy = policyControl(path, token);
   connectedApps(path, token);
 
   byId("forget-channel").addEventListener("click", () => {
