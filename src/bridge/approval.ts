@@ -7,6 +7,10 @@
 // The dialog (askApproval) is part of /bridge-ui.js (ui.ts), loaded when a call first needs approval; the
 // rest (the request's shape, AlwaysAllowed) is in /bridge.js with the relay client. Nothing here runs when
 // the module loads, so the bundler leaves the dialog out of /bridge.js.
+// The hub's check of the tool against what this origin published (verified / changed / unpublished) is one
+// line under the heading, when the hub sent it.
+import { verificationText } from "../protocol/verification-text.js";
+import type { ToolVerification } from "../protocol/verification.js";
 
 export type ApprovalDecision = "approve" | "deny" | "always";
 
@@ -19,6 +23,8 @@ export interface ApprovalRequest {
   tool: string;
   title?: string | undefined;
   args: Record<string, unknown>;
+  /** The hub's check of the tool against the origin's published manifest (absent: not sent). */
+  verification?: ToolVerification | undefined;
   /** Aborted when the call is cancelled or times out: the dialog closes and the promise rejects. */
   signal: AbortSignal;
 }
@@ -60,6 +66,11 @@ function show(root: ShadowRoot, req: ApprovalRequest): Promise<ApprovalDecision>
           class: "self-declared",
         })
       : null;
+    const checked = req.verification
+      ? el("p", verificationText(req.verification, req.origin), {
+          class: `verification ${req.verification.status}`,
+        })
+      : null;
     const detail = el("p", undefined, { id: `${id}d` });
     detail.append(
       "Your agent wants to run the tool ",
@@ -80,7 +91,14 @@ function show(root: ShadowRoot, req: ApprovalRequest): Promise<ApprovalDecision>
     const deny = button("deny", "Deny");
     deny.autofocus = true;
     actions.append(deny, button("always", `Always allow ${req.tool}`), button("approve", "Approve"));
-    dialog.append(heading, ...(claimed ? [claimed] : []), detail, el("pre", args), actions);
+    dialog.append(
+      heading,
+      ...(claimed ? [claimed] : []),
+      ...(checked ? [checked] : []),
+      detail,
+      el("pre", args),
+      actions,
+    );
 
     const finish = (decision?: ApprovalDecision) => {
       req.signal.removeEventListener("abort", onAbort);

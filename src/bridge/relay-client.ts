@@ -365,6 +365,7 @@ export class RelayClient {
             // Capped here too (frames.ts: 128 and LIMITS.clientNameMax): the dialog must stay readable.
             agent: String(call.approval.agent).slice(0, 128),
             client: typeof call.approval.client === "string" ? call.approval.client.slice(0, 64) : undefined,
+            verification: call.approval.verification,
             origin: location.origin,
             tool: call.name,
             title: tool.title,

@@ -43,15 +43,4 @@ export const ChannelSettingsBodySchema = z
   .object({ verificationPolicy: VerificationPolicySchema.optional() })
   .strict();
 
-/** One line a person reads about a verification (console, approval dialogs, warnings). */
-export function verificationText(v: ToolVerification | undefined, origin: string | null): string {
-  if (!v) return "Not checked against the registry.";
-  switch (v.status) {
-    case "verified":
-      return `Verified against ${v.site ?? "the site"}'s published manifest.`;
-    case "changed":
-      return `Changed since published by ${v.site ?? "the site"}: ${(v.differs ?? []).join(", ") || "definition"}.`;
-    case "unpublished":
-      return `Not published by ${origin ?? v.site ?? "its site"}.`;
-  }
-}
+export { verificationText } from "./verification-text.js";
