@@ -54,8 +54,11 @@ export async function expectPageAnswer(res: Response, what: string): Promise<voi
   }
   const text = await res.text();
   if (res.status >= 500) fail(what, res, `a server error page: ${text}`);
-  if (res.status !== 404 && res.status >= 400 && res.status !== 429)
+  // 410: a delisted site's pages (POST /api/sites/:host/delist), which say so.
+  if (res.status !== 404 && res.status !== 410 && res.status >= 400 && res.status !== 429)
     fail(what, res, `an unexpected page status: ${text}`);
+  if (res.status === 410 && !text.includes("was delisted"))
+    fail(what, res, `a 410 page that does not say why: ${text}`);
 }
 
 type JsonRpcMessage = Record<string, unknown>;

@@ -101,6 +101,8 @@ const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: "/api/sites/:host", auth: "none" },
   { method: "POST", path: "/api/sites/:pending/verify", auth: "claim", body: VerifySiteBodySchema },
   { method: "POST", path: "/api/sites/:host/keys", auth: "publisher" },
+  { method: "POST", path: "/api/sites/:host/delist", auth: "publisher" },
+  { method: "POST", path: "/api/sites/:host/relist", auth: "publisher" },
   { method: "POST", path: "/api/sites/:host/manifest/refresh", auth: "publisher" },
   { method: "GET", path: "/api/sites/:host/manifest", auth: "none", query: ManifestVersionParamsSchema },
   { method: "GET", path: "/api/sites/:host/manifest/versions", auth: "none" },

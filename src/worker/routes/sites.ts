@@ -124,7 +124,8 @@ siteRoutes.post("/:host/verify", async (c) => {
 /** The publisher key (`Authorization: Bearer whp_…`) or, without one, the signed-in account that owns the site. */
 async function publisherOrOwner(c: AppContext) {
   const authorization = c.req.header("authorization");
-  if (authorization !== undefined) return authenticatePublisher(c.var.db, c.req.param("host") ?? "", authorization);
+  if (authorization !== undefined)
+    return authenticatePublisher(c.var.db, c.req.param("host") ?? "", authorization);
   const account = await currentAccount(c);
   if (!account)
     throw new HubError(

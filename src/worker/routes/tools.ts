@@ -15,7 +15,10 @@ toolRoutes.get("/", async (c) => {
   if (params.updated_since !== undefined) {
     // The feed for mirrors (registry/feeds.ts): every current tool changed since, in change order.
     if (params.q !== undefined || params.site !== undefined || params.readOnly !== undefined)
-      throw new HubError("bad_request", "updated_since (the feed) cannot be combined with q, site or readOnly.");
+      throw new HubError(
+        "bad_request",
+        "updated_since (the feed) cannot be combined with q, site or readOnly.",
+      );
     const updatedSince = parseUpdatedSince(params.updated_since, c.var.now);
     return c.json(await toolsFeed(c.var.db, { updatedSince, cursor: params.cursor, limit: params.limit }));
   }
