@@ -5,6 +5,7 @@
 // what (tool and arguments, as text only) and until when; the user approves, denies or always allows on this
 // channel. Deny has the focus, so Enter or Space pressed by habit never approves, and Approve only arms a
 // moment after the window is shown or focused, so a click aimed at something else cannot land on it.
+import { verificationText } from "../src/protocol/verification-text.js";
 import { byId, showError } from "../web/client/lib/dom.js";
 import type { ApprovalDecision, ApprovalState } from "./messages.js";
 import { channelLabel, formatCountdown, prettyArguments } from "./ui/format.js";
@@ -47,6 +48,11 @@ function show(approval: ApprovalState): void {
   byId("frame").hidden = byId("frame-term").hidden = !approval.frameOrigin;
   byId("tool-title").textContent = approval.title ?? "";
   byId("tool-name").textContent = approval.tool;
+  // The hub's check against what the site published: verified, changed (what differs), or not published.
+  const checked = byId("verification");
+  checked.textContent = approval.verification ? verificationText(approval.verification, approval.origin) : "";
+  checked.className = approval.verification ? `verification ${approval.verification.status}` : "";
+  checked.hidden = byId("verification-term").hidden = !approval.verification;
   byId("arguments").textContent = prettyArguments(approval.arguments);
   document.title = `Approve ${approval.tool} on ${approval.origin}? — webmcp-hub`;
   byId("loading").hidden = true;

@@ -2,6 +2,7 @@
 // chrome.runtime.sendMessage. The service worker answers only senders whose URL is one of the extension's
 // own pages (isExtensionPage): a content script's sender URL is its web page's, so a page can never send
 // these, even through our content scripts.
+import type { ToolVerification } from "../src/protocol/verification.js";
 
 /** How the user decided about a site. "once": this tab only, until it closes or leaves the site. */
 export type SiteDecision = "once" | "always" | "never";
@@ -53,6 +54,8 @@ export interface ApprovalState {
   tool: string;
   title: string | null;
   arguments: Record<string, unknown>;
+  /** The hub's check of the tool against the tab's origin's published manifest (absent: the hub sent none). */
+  verification?: ToolVerification;
   /** When the hub gives up on the call (epoch ms): the approval's deadline. */
   deadline: number;
 }

@@ -11,6 +11,7 @@
 // something is shared).
 import { errorResult } from "../src/bridge/results.js";
 import type { CallFrame } from "../src/protocol/frames.js";
+import { readVerification } from "../src/protocol/verification-text.js";
 import type { CallToolResult } from "../src/protocol/results.js";
 import { Approvals } from "./approvals.js";
 import {
@@ -159,6 +160,7 @@ async function runCall(tabId: number, socket: TabSocket, frame: CallFrame): Prom
     const approvalId = crypto.randomUUID();
     entry.approvalId = approvalId;
     const tool = tab.tools.find((t) => t.name === frame.name);
+    const verification = readVerification(frame.approval.verification);
     const decision = await approvals.ask({
       id: approvalId,
       channelId,
@@ -171,6 +173,7 @@ async function runCall(tabId: number, socket: TabSocket, frame: CallFrame): Prom
       tool: frame.name,
       title: tool?.title ?? null,
       arguments: frame.arguments,
+      ...(verification && { verification }),
       deadline: Date.now() + frame.timeoutMs,
     });
     if (calls.get(key) !== entry || decision === "withdrawn") return;

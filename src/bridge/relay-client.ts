@@ -9,6 +9,7 @@
 import type { CallFrame, HelloFrame, ProviderFrame } from "../protocol/frames.js";
 import type { CallToolResult } from "../protocol/results.js";
 import { AlwaysAllowed, type ApprovalDecision, type ApprovalRequest } from "./approval.js";
+import { readVerification } from "../protocol/verification-text.js";
 import { widgetRoot, type BridgeUi } from "./ui-loader.js";
 import { alwaysKey, forgetStored, pairingKey, parsePairing, readStored, type Pairing } from "./pairing.js";
 import type { ToolRegistry } from "./registry.js";
@@ -365,7 +366,7 @@ export class RelayClient {
             // Capped here too (frames.ts: 128 and LIMITS.clientNameMax): the dialog must stay readable.
             agent: String(call.approval.agent).slice(0, 128),
             client: typeof call.approval.client === "string" ? call.approval.client.slice(0, 64) : undefined,
-            verification: call.approval.verification,
+            verification: readVerification(call.approval.verification),
             origin: location.origin,
             tool: call.name,
             title: tool.title,

@@ -14,3 +14,25 @@ export function verificationText(v: ToolVerification | undefined, origin: string
       return `Not published by ${origin ?? v.site ?? "its site"}.`;
   }
 }
+
+const STATUSES = new Set(["verified", "changed", "unpublished"]);
+const MEMBERS = new Set(["title", "description", "inputSchema", "outputSchema", "annotations"]);
+
+/**
+ * A verification as a page or the extension received it (a frame they did not parse with zod): kept only
+ * when its status is one of the three, with a short site, a version and the known member names.
+ */
+export function readVerification(v: unknown): ToolVerification | undefined {
+  if (typeof v !== "object" || v === null) return undefined;
+  const { status, site, version, differs } = v as Record<string, unknown>;
+  if (typeof status !== "string" || !STATUSES.has(status)) return undefined;
+  const known = Array.isArray(differs)
+    ? differs.filter((m): m is NonNullable<ToolVerification["differs"]>[number] => MEMBERS.has(String(m)))
+    : [];
+  return {
+    status: status as ToolVerification["status"],
+    ...(typeof site === "string" && site.length <= 300 ? { site } : {}),
+    ...(typeof version === "number" && Number.isInteger(version) ? { version } : {}),
+    ...(known.length ? { differs: known } : {}),
+  };
+}
