@@ -92,6 +92,9 @@ describe("scheduled re-verification", () => {
     const page = await (await api(`/sites/${site.host}`)).text();
     expect(page).toContain("Verification lapsed:");
     expect(page).toContain("not the expected token");
+    const toolPage = await api(`/sites/${site.host}/tools/lapse_probe`);
+    expect(toolPage.status).toBe(200);
+    expect(await toolPage.text()).toContain("verification lapsed");
     const feed = (await (await api(`/api/sites?updated_since=${testStart}&limit=100`)).json()) as {
       sites: Array<{ host: string; status: string; verifyError: string | null }>;
     };

@@ -59,7 +59,12 @@ export function ToolPage(p: ToolProps) {
         <h1>{title}</h1>
         <p class="meta">
           <code>{t.name}</code> · from <a href={sitePath(p.site.host)}>{p.site.name ?? p.site.host}</a>{" "}
-          <VerifiedBadge method={p.site.verificationMethod} /> · manifest v{t.version}
+          {p.site.status === "verified" ? (
+            <VerifiedBadge method={p.site.verificationMethod} />
+          ) : (
+            <span class="badge">verification lapsed</span>
+          )}{" "}
+          · manifest v{t.version}
         </p>
         <p class="badges">
           <HintBadges readOnly={t.readOnly} annotations={t.annotations} />
