@@ -169,7 +169,8 @@ async function ownedSite(db: Db, accountId: string, host: string) {
     where: and(eq(sites.host, host), eq(sites.accountId, accountId)),
   });
   if (!site) throw new HubError("not_found", `Your account owns no site ${host}.`);
-  if (site.status !== "verified") throw new HubError("site_not_verified", `${host} is not verified yet.`);
+  // A lapsed (unverified) site keeps its keys: republishing with one restores it (registry/reverify.ts).
+  if (site.status === "pending") throw new HubError("site_not_verified", `${host} is not verified yet.`);
   return site;
 }
 
