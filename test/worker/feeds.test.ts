@@ -1,9 +1,10 @@
 // Feeds for mirrors (src/worker/registry/feeds.ts) and delisting: /api/sites?updated_since= and
 // /api/tools?updated_since= paged with cursors in (updatedAt, key) order, tombstones for delisted sites, a
 // delisted site out of search, listings and its pages (410), relisting, and bad input.
-import { env } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
-import { api, expectError, publish, tool, verifiedSite } from "./helpers.js";
+import { api, BASE, expectError, publish, tool, verifiedSite } from "./helpers.js";
 import { signedInAccount } from "./account-helpers.js";
 
 const T0 = Date.UTC(2001, 0, 1);
@@ -178,9 +179,7 @@ describe("the tools feed", () => {
 describe("delisting", () => {
   it("a publisher delists with its key: a tombstone in the feed, out of search and listings, its pages 410; relist brings it back", async () => {
     const site = await verifiedSite();
-    expect(
-      (await publish(site.host, site.key, { tools: [tool("find_delisted_widget")] })).status,
-    ).toBe(201);
+    expect((await publish(site.host, site.key, { tools: [tool("find_delisted_widget")] })).status).toBe(201);
     const since = iso(Date.now() - 1);
     const searchHits = async () =>
       (
@@ -250,14 +249,10 @@ describe("delisting", () => {
   it("republishing relists a delisted site", async () => {
     const site = await verifiedSite();
     const auth = { authorization: `Bearer ${site.key}` };
-    expect(
-      (await publish(site.host, site.key, { tools: [tool("republished_tool")] })).status,
-    ).toBe(201);
+    expect((await publish(site.host, site.key, { tools: [tool("republished_tool")] })).status).toBe(201);
     expect((await api(`/api/sites/${site.host}/delist`, { method: "POST", headers: auth })).status).toBe(200);
     // The same manifest again: nothing new is stored, but the publish is the publisher's word to list it.
-    expect(
-      (await publish(site.host, site.key, { tools: [tool("republished_tool")] })).status,
-    ).toBe(200);
+    expect((await publish(site.host, site.key, { tools: [tool("republished_tool")] })).status).toBe(200);
     const body = (await (await api(`/api/sites/${site.host}`)).json()) as {
       site: { delistedAt: string | null };
     };
@@ -287,6 +282,36 @@ describe("delisting", () => {
       (await api(`/api/sites/${site.host}/relist`, { method: "POST", headers: me.headers })).status,
     ).toBe(200);
     expect((await api(`/api/sites/${site.host}`)).status).toBe(200);
+  });
+});
+
+describe("a delisted site in /mcp/registry", () => {
+  it("search_tools no longer finds its tools and get_site says it was delisted", async () => {
+    const site = await verifiedSite();
+    expect((await publish(site.host, site.key, { tools: [tool("registry_delist_probe")] })).status).toBe(201);
+    const client = new Client({ name: "feeds-test", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${BASE}/mcp/registry`), {
+        fetch: (url, init) => SELF.fetch(url, init),
+      }),
+    );
+    const found = async () =>
+      (
+        (
+          await client.callTool({
+            name: "search_tools",
+            arguments: { query: "registry_delist_probe", limit: 5 },
+          })
+        ).structuredContent as { tools: Array<{ site: string }> }
+      ).tools.filter((t) => t.site === site.host).length;
+    expect(await found()).toBe(1);
+    const auth = { authorization: `Bearer ${site.key}` };
+    expect((await api(`/api/sites/${site.host}/delist`, { method: "POST", headers: auth })).status).toBe(200);
+    expect(await found()).toBe(0);
+    const got = await client.callTool({ name: "get_site", arguments: { host: site.host } });
+    expect(got.isError).toBe(true);
+    expect((got.content as Array<{ text: string }>)[0]!.text).toContain("was delisted by its publisher");
+    await client.close();
   });
 });
 
