@@ -95,6 +95,19 @@ const metaValidator = new Validator(META_SCHEMA, "2020-12", false);
 const UNPAIRED_SURROGATE_KEY =
   "a key holds an unpaired UTF-16 surrogate (a lone \\uD800-\\uDFFF); keys must be well-formed Unicode";
 
+/** The JSON Pointer of the first number that is not finite in `value` (depth already bounded), if any. */
+function nonFinitePath(value: unknown): string | undefined {
+  const stack: Array<[unknown, string]> = [[value, ""]];
+  while (stack.length) {
+    const [node, path] = stack.pop()!;
+    if (typeof node === "number" && !Number.isFinite(node)) return path;
+    if (typeof node !== "object" || node === null) continue;
+    for (const [key, child] of Object.entries(node))
+      stack.push([child, `${path}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`]);
+  }
+  return undefined;
+}
+
 /**
  * Returns the problems that make `schema` unusable as a tool's input or output schema, each as
  * `{path, message}` with `path` a JSON Pointer inside the schema; an empty list means it is fine.
@@ -106,6 +119,11 @@ export function checkObjectSchema(schema: unknown): Array<{ path: string; messag
   // Checked first, without recursion: the meta-validation below recurses, and a value can nest no deeper.
   if (jsonShape(schema, LIMITS.jsonDepthMax).depth === Number.POSITIVE_INFINITY)
     return [{ path: "", message: `nests deeper than ${LIMITS.jsonDepthMax} levels (LIMITS.jsonDepthMax)` }];
+  // A number literal too large for a double (1e999) parses as Infinity, which JSON cannot hold: stored, it
+  // would come back as null, a different schema from the one published.
+  const huge = nonFinitePath(schema);
+  if (huge !== undefined)
+    return [{ path: huge, message: "is a number too large to represent (JSON numbers must be finite)" }];
   const problems: Array<{ path: string; message: string }> = [];
   let result: ReturnType<Validator["validate"]>;
   try {

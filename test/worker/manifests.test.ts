@@ -144,6 +144,23 @@ describe("publishing a manifest", () => {
     },
   );
 
+  it("refuses a schema number too large for JSON (1e999 parses as Infinity, which would be stored as null)", async () => {
+    const { host, key } = await verifiedSite();
+    await publish(host, key, { tools: [tool("kept")] });
+    const body = `{"tools":[{"name":"a","description":"d","inputSchema":{"type":"object","properties":{"n":{"type":"number","minimum":1e999}}}}]}`;
+    const res = await api(`/api/sites/${host}/manifest`, {
+      method: "PUT",
+      body,
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    });
+    const err = await expectError(res, 422, "invalid_manifest");
+    expect(err.issues?.some((i) => i.path.startsWith("tools[0].inputSchema.properties.n.minimum"))).toBe(
+      true,
+    );
+    expect(JSON.stringify(err)).toMatch(/too large to represent/);
+    expect(await count("SELECT count(*) AS n FROM manifest_versions WHERE host = ?", host)).toBe(1);
+  });
+
   it("refuses malformed JSON and a manifest over 256 KiB", async () => {
     const { host, key } = await verifiedSite();
     await expectError(
