@@ -10,6 +10,7 @@ import { createChannel } from "./relay-helpers.js";
 /** Every owner route, as [method, route pattern under /api/channels]. */
 const OWNER_ROUTES: Array<[string, string]> = [
   ["GET", "/:id"],
+  ["PATCH", "/:id"],
   ["POST", "/:id/pairing-codes"],
   ["GET", "/:id/agent-tokens"],
   ["POST", "/:id/agent-tokens"],

@@ -121,7 +121,7 @@ describe("the channel's verification policy", () => {
   });
 
   it("verified: lists the others with a note, refuses their calls with isError, and audits them", async () => {
-    const { ch, calls } = await setup();
+    const { site, ch, calls } = await setup();
     const agent = await connectAgent(ch);
     expect((await setPolicy(ch, "verified")).status).toBe(200);
     const { tools } = await agent.listTools();
@@ -149,8 +149,22 @@ describe("the channel's verification policy", () => {
     ]);
     expect(audit.entries[3].message).toContain("only allows verified tools");
 
-    // Back to "all": the changed tool runs again.
-    expect((await setPolicy(ch, "all")).status).toBe(200);
+    // The site publishes the live definition: the next call is checked against it at once, and runs.
+    const republished = await publish(site.host, site.key, {
+      tools: [
+        tool("same"),
+        tool("edited", { description: "Now does something else.", annotations: { readOnlyHint: true } }),
+        tool("framed"),
+      ],
+    });
+    expect(republished.status).toBe(201);
     expect((await agent.callTool({ name: "edited", arguments: { text: "x" } })).isError).toBeFalsy();
+    const listed = (await agent.listTools()).tools.find((t) => t.name === "edited");
+    expect(listed?._meta?.[KEY]).toMatchObject({ status: "verified", version: 2 });
+    expect(listed?.description).toBe("Now does something else.");
+
+    // Back to "all": the tool that is still unpublished runs again.
+    expect((await setPolicy(ch, "all")).status).toBe(200);
+    expect((await agent.callTool({ name: "extra", arguments: { text: "x" } })).isError).toBeFalsy();
   });
 });

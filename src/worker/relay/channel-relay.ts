@@ -90,6 +90,7 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
     const changedPolicy = this.config !== null && policyOf(this.config) !== policyOf(config);
     this.config = config;
     this.sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('config', ?)`, JSON.stringify(config));
+    if (changedPolicy) this.verifier.forget();
     if (changedNaming) this.toolsChanged();
     else if (changedPolicy) this.mcp.notifyToolsChanged();
   }
@@ -217,8 +218,12 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
   async callTool(req: CallRequest): Promise<CallOutcome> {
     const exposed = this.catalog.exposed().get(req.name);
     const isTab = exposed?.group.startsWith("tab:") ?? false;
-    const verification: ToolVerification | undefined =
+    let verification: ToolVerification | undefined =
       exposed && isTab ? (await this.verifier.check([exposed])).get(exposed.name) : undefined;
+    if (exposed && isTab && policyOf(this.config) === "verified" && verification?.status !== "verified") {
+      // About to refuse: check again against what the site publishes now (it may have just published).
+      verification = (await this.verifier.check([exposed], { fresh: true })).get(exposed.name);
+    }
     if (exposed && isTab && policyOf(this.config) === "verified" && verification?.status !== "verified") {
       // Refused by the owner's policy before anything reaches the tab: audited as `denied`, like a call the
       // user declined (it is the user's choice, made in advance), with the verification that decided it.
@@ -227,8 +232,17 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
         result: { content: [{ type: "text", text: refusalText(exposed, verification) }], isError: true },
       };
       const args = req.arguments ?? {};
-      const argText = jsonDepth(args, LIMITS.jsonDepthMax) === Number.POSITIVE_INFINITY ? "" : JSON.stringify(args);
-      await this.audit({ req, outcome, exposed, providerId: null, argText, started: Date.now(), verification });
+      const argText =
+        jsonDepth(args, LIMITS.jsonDepthMax) === Number.POSITIVE_INFINITY ? "" : JSON.stringify(args);
+      await this.audit({
+        req,
+        outcome,
+        exposed,
+        providerId: null,
+        argText,
+        started: Date.now(),
+        verification,
+      });
       return outcome;
     }
     const call = await this.calls.run(req, verification);

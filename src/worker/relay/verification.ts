@@ -9,7 +9,9 @@
 // - Sidecar tools carry no verification.
 // - Each origin's published set is cached in the object for PUBLISHED_TTL_MS (and loaded at most once at a
 //   time); it is read when agents list or call tools or the owner's console reads the channel, never when a
-//   tools frame arrives, so a tools frame never waits on D1.
+//   tools frame arrives, so a tools frame never waits on D1. On demand it is read again: before the
+//   `verified` policy refuses a call (the site may have just published), and after the owner changes the
+//   policy.
 // - D1 failing: the last set read for that origin is used while there is one; with none, the tool is left
 //   unchecked (no verification key), which the policies treat like a tool that is not verified, and the next
 //   read tries again after FAILURE_RETRY_MS.
@@ -29,6 +31,11 @@ import { META_PROVIDER, type ExposedTool } from "./naming.js";
 
 export const PUBLISHED_TTL_MS = 60_000;
 const FAILURE_RETRY_MS = 5_000;
+/**
+ * A check asked for `fresh` re-reads a set older than this: 0, so a call refused by the `verified` policy
+ * always sees what the site publishes now (one small read, shared by the calls waiting on it).
+ */
+export const FRESH_MS = 0;
 /** Live digests remembered (by canonical definition); cleared when it grows past this. */
 const LIVE_DIGESTS_MAX = 2_000;
 
@@ -63,10 +70,13 @@ export class ToolVerifier {
   }
 
   /** Each tab tool's verification, by exposed name (sidecar tools and unchecked tools are absent). */
-  async check(tools: Iterable<ExposedTool>): Promise<Map<string, ToolVerification>> {
+  async check(
+    tools: Iterable<ExposedTool>,
+    { fresh = false }: { fresh?: boolean } = {},
+  ): Promise<Map<string, ToolVerification>> {
     const tabTools = [...tools].filter((t) => providerKind(t) === "tab" && t.origin);
     const origins = [...new Set(tabTools.map((t) => t.origin!))];
-    await Promise.all(origins.map((o) => this.load(o)));
+    await Promise.all(origins.map((o) => this.load(o, fresh ? FRESH_MS : PUBLISHED_TTL_MS)));
     const out = new Map<string, ToolVerification>();
     for (const tool of tabTools) {
       const entry = this.origins.get(tool.origin!);
@@ -105,11 +115,11 @@ export class ToolVerifier {
   }
 
   /** Makes sure the origin's set is fresh (one read at a time per origin); never throws. */
-  private async load(origin: string): Promise<void> {
+  private async load(origin: string, maxAgeMs: number): Promise<void> {
     const now = this.now();
     let entry = this.origins.get(origin);
     if (entry?.loading) return entry.loading;
-    if (entry && entry.set !== undefined && now - entry.at < PUBLISHED_TTL_MS) return;
+    if (entry && entry.set !== undefined && now - entry.at < maxAgeMs) return;
     if (entry?.failedAt !== undefined && now - entry.failedAt < FAILURE_RETRY_MS) return;
     if (!entry) {
       entry = { at: 0, set: undefined };
