@@ -1,6 +1,7 @@
 // Live tools checked against what their tab's origin published, and the channel's verification policy:
 // a verified site publishes a manifest, a tab of that origin offers one identical tool, one changed, one the
 // site never published (and one from a frame); a sidecar's tool is not checked.
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { CallFrame } from "../../src/protocol/index.js";
 import { api, expectError, publish, tool, verifiedSite } from "./helpers.js";
@@ -73,6 +74,28 @@ describe("live tools checked against the published manifest", () => {
     await connectProvider(ch, { kind: "tab", origin: "https://nobody.example", tools: [tool("same")] });
     const { tools } = await (await connectAgent(ch)).listTools();
     expect(tools[0]?._meta?.[KEY]).toEqual({ status: "unpublished" });
+  });
+
+  it("D1 failing leaves tools unchecked (listed, no mark) and the verified policy refuses them, saying why", async () => {
+    const site = await verifiedSite();
+    expect((await publish(site.host, site.key, { tools: [tool("same")] })).status).toBe(201);
+    const ch = await createChannel();
+    expect((await setPolicy(ch, "verified")).status).toBe(200);
+    await env.DB.exec("ALTER TABLE manifest_versions RENAME TO manifest_versions_away");
+    try {
+      // The tools frame and the owner's view do not wait on (or fail with) the registry.
+      const tab = await connectProvider(ch, { kind: "tab", origin: site.origin, tools: [tool("same")] });
+      tab.serve(() => ({ content: [{ type: "text", text: "ran" }] }));
+      const agent = await connectAgent(ch);
+      const [listed] = (await agent.listTools()).tools;
+      expect(listed?._meta?.[KEY]).toBeUndefined();
+      expect(listed?.description).toMatch(/^\[Unchecked: the hub could not check this tool against /);
+      const refused = await agent.callTool({ name: "same", arguments: { text: "x" } });
+      expect(refused.isError).toBe(true);
+      expect((refused.content as Array<{ text: string }>)[0]!.text).toContain("could not check it");
+    } finally {
+      await env.DB.exec("ALTER TABLE manifest_versions_away RENAME TO manifest_versions");
+    }
   });
 
   it("carries the verification in the approval request the tab gets", async () => {
