@@ -26,25 +26,17 @@ import { createServer as createHttpServer } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
-import { delimiter, extname, join, relative, resolve, sep } from "node:path";
+import { extname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import { CHROMIUM_ARGS, requireChromium } from "./lib/chromium.mjs";
 import { WPT_HOSTS, compare, injectScript, isTestFile, statusName, substitute } from "./lib/wpt-serve.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const BRIDGE = join(ROOT, "web/assets/bridge.js");
 const BRIDGE_PATH = "/__wpt-runner/bridge.js";
-// As test/e2e/browser.ts's CHROMIUM_ARGS (that file is TypeScript; this script runs on plain node).
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--ignore-certificate-errors",
-];
+// The shared launch flags, plus the runner's throwaway certificate.
+const WPT_ARGS = [...CHROMIUM_ARGS, "--ignore-certificate-errors"];
 const MODES = {
   bridge: { args: [], inject: true },
   native: { args: ["--enable-blink-features=WebMCP"], inject: false },
@@ -88,15 +80,7 @@ function parseArgs(argv) {
   return options;
 }
 
-function findChromium() {
-  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
-    if (dir && existsSync(join(dir, "chromium"))) return join(dir, "chromium");
-  }
-  throw new Error(
-    "wpt: no `chromium` on PATH; install it (apt-get install -y chromium) or set CHROMIUM_PATH",
-  );
-}
+const findChromium = () => requireChromium("npm run wpt");
 
 function testFiles(dir) {
   const out = [];
@@ -240,7 +224,7 @@ function hookCompletion() {
 
 async function runMode(mode, files, state, executablePath, showConsole) {
   state.inject = MODES[mode].inject;
-  const browser = await chromium.launch({ executablePath, args: [...CHROMIUM_ARGS, ...MODES[mode].args] });
+  const browser = await chromium.launch({ executablePath, args: [...WPT_ARGS, ...MODES[mode].args] });
   const results = {};
   try {
     for (const file of files) {

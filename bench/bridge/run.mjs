@@ -15,14 +15,15 @@
 //   BENCH_CALLS    round trips per provider (default 200, after 20 warm-ups each)
 //   BENCH_REPEATS  registration repeats, each in a freshly loaded page (default 5)
 //   BENCH_FRAME_CALLS  getTools() calls per frames page (default 50, after 5 warm-ups; BENCH_REPEATS pages)
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { mkdir, rm } from "node:fs/promises";
-import { delimiter, dirname, join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { chromium } from "playwright-core";
 import { buildBundles } from "../../scripts/lib/bundles.mjs";
+import { requireChromium } from "../../scripts/lib/chromium.mjs";
 import { freePort } from "../../scripts/lib/ports.mjs";
 import { newPairingCode, seedChannel } from "../../scripts/lib/seed.mjs";
 import { startStack } from "../../scripts/lib/stack.mjs";
@@ -46,13 +47,7 @@ const TARGET_FRAMES_P50 = 20;
 
 const log = (line) => console.error(`[bridge] ${line}`);
 
-function chromiumPath() {
-  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
-    if (dir && existsSync(join(dir, "chromium"))) return join(dir, "chromium");
-  }
-  throw new Error("bench/bridge needs Chromium: apt-get install -y chromium, or set CHROMIUM_PATH.");
-}
+const chromiumPath = () => requireChromium("bench/bridge");
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const median = (xs) =>

@@ -3,28 +3,15 @@
 // unpacked extension (dist/extension), as test/e2e/browser.ts launches it. Plus what the bench asks of the
 // extension: its UI messages (through an extension page, as the popup sends them) and its service worker's
 // JS heap over CDP.
-import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import { chromium } from "playwright-core";
+import { CHROMIUM_ARGS, requireChromium } from "../../scripts/lib/chromium.mjs";
 
-const ARGS = [
-  "--headless=new",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+// --headless=new: the old headless mode cannot load extensions.
+const ARGS = ["--headless=new", ...CHROMIUM_ARGS.filter((a) => a !== "--headless")];
 
-function chromiumPath() {
-  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
-    if (dir && existsSync(join(dir, "chromium"))) return join(dir, "chromium");
-  }
-  throw new Error("bench/extension needs Chromium: apt-get install -y chromium, or set CHROMIUM_PATH.");
-}
+const chromiumPath = () => requireChromium("bench/extension");
 
 async function launch(dataDir, name, extraArgs) {
   const userDataDir = await mkdtemp(join(dataDir, `${name}-`));

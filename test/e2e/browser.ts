@@ -3,19 +3,12 @@
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type BrowserContext, type Page, type Worker } from "playwright-core";
+import { CHROMIUM_ARGS, chromiumOnPath } from "../../scripts/lib/chromium.mjs";
 
-export const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+export { CHROMIUM_ARGS };
 
 export const SCREENSHOT_DIR = fileURLToPath(new URL("../../test-results/screenshots/", import.meta.url));
 
@@ -45,11 +38,8 @@ export function findChromium(): string {
     if (!existsSync(fromEnv)) throw missingChromium(`CHROMIUM_PATH=${fromEnv} does not exist`);
     return fromEnv;
   }
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, "chromium");
-    if (existsSync(candidate)) return candidate;
-  }
+  const found = chromiumOnPath();
+  if (found) return found;
   throw missingChromium("no `chromium` was found on PATH (CHROMIUM_PATH is not set)");
 }
 
