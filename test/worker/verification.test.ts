@@ -5,7 +5,14 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { CallFrame } from "../../src/protocol/index.js";
 import { api, expectError, publish, tool, verifiedSite } from "./helpers.js";
-import { connectAgent, connectProvider, createChannel, echoTool, type TestChannel } from "./relay-helpers.js";
+import {
+  connectAgent,
+  connectProvider,
+  createChannel,
+  echoTool,
+  settle,
+  type TestChannel,
+} from "./relay-helpers.js";
 
 const owner = (ch: TestChannel) => ({ authorization: `Bearer ${ch.ownerKey}` });
 const KEY = "webmcp-hub/verification";
@@ -172,7 +179,12 @@ describe("the channel's verification policy", () => {
     ]);
     expect(audit.entries[3].message).toContain("only allows verified tools");
 
-    // The site publishes the live definition: the next call is checked against it at once, and runs.
+    // The site publishes the live definition: the next call is checked against it at once, and runs; agents
+    // are told the list changed (the tool is verified now).
+    let changed = 0;
+    agent.setNotificationHandler("notifications/tools/list_changed", () => {
+      changed++;
+    });
     const republished = await publish(site.host, site.key, {
       tools: [
         tool("same"),
@@ -182,6 +194,8 @@ describe("the channel's verification policy", () => {
     });
     expect(republished.status).toBe(201);
     expect((await agent.callTool({ name: "edited", arguments: { text: "x" } })).isError).toBeFalsy();
+    for (let i = 0; i < 50 && changed === 0; i++) await settle(20);
+    expect(changed).toBeGreaterThan(0);
     const listed = (await agent.listTools()).tools.find((t) => t.name === "edited");
     expect(listed?._meta?.[KEY]).toMatchObject({ status: "verified", version: 2 });
     expect(listed?.description).toBe("Now does something else.");

@@ -47,6 +47,8 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
   private readonly outbox: AuditOutbox;
   private readonly mcp: McpSessions;
   private readonly verifier: ToolVerifier;
+  /** Each tool's verification as last checked (JSON), to tell agents when one changes (a site published). */
+  private lastChecked = new Map<string, string>();
   private config: ChannelConfig | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -197,6 +199,23 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
     if (provider.tools.length) this.toolsChanged();
   }
 
+  /**
+   * Remembers what was checked; a tool whose verification changed since it was last checked (its site
+   * published, or its verification lapsed) changes what agents read: they are told to list again.
+   */
+  private noteChecked(checked: Map<string, ToolVerification>): Map<string, ToolVerification> {
+    let changed = false;
+    for (const [name, v] of checked) {
+      const text = JSON.stringify(v);
+      const before = this.lastChecked.get(name);
+      if (before !== undefined && before !== text) changed = true;
+      this.lastChecked.set(name, text);
+    }
+    if (this.lastChecked.size > 4 * LIMITS.toolsPerProvider) this.lastChecked = new Map();
+    if (changed) this.mcp.notifyToolsChanged();
+    return checked;
+  }
+
   private toolsChanged(): void {
     if (this.catalog.changed()) this.mcp.notifyToolsChanged();
   }
@@ -210,7 +229,7 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
 
   async listedTools(): Promise<Map<string, ExposedTool>> {
     const exposed = this.catalog.exposed();
-    const checked = await this.verifier.check(exposed.values());
+    const checked = this.noteChecked(await this.verifier.check(exposed.values()));
     const policy = policyOf(this.config);
     return new Map([...exposed].map(([name, t]) => [name, presentTool(t, checked.get(name), policy)]));
   }
@@ -222,7 +241,9 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
       exposed && isTab ? (await this.verifier.check([exposed])).get(exposed.name) : undefined;
     if (exposed && isTab && policyOf(this.config) === "verified" && verification?.status !== "verified") {
       // About to refuse: check again against what the site publishes now (it may have just published).
-      verification = (await this.verifier.check([exposed], { fresh: true })).get(exposed.name);
+      verification = this.noteChecked(await this.verifier.check([exposed], { fresh: true })).get(
+        exposed.name,
+      );
     }
     if (exposed && isTab && policyOf(this.config) === "verified" && verification?.status !== "verified") {
       // Refused by the owner's policy before anything reaches the tab: audited as `denied`, like a call the
@@ -271,7 +292,7 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
   /** The snapshot with each tab tool checked against its origin's published manifest (the owner's console). */
   async checkedSnapshot(config: ChannelConfig) {
     this.configure(config);
-    const checked = await this.verifier.check(this.exposedTools().values());
+    const checked = this.noteChecked(await this.verifier.check(this.exposedTools().values()));
     return this.snapshot(config, checked);
   }
 
