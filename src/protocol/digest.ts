@@ -1,7 +1,7 @@
 // Definition digests (ARCHITECTURE.md "Live tools checked against the registry"): lowercase hex SHA-256 of the
 // RFC 8785 canonical JSON (canonicalize, by the RFC's author) of {name, title, description, inputSchema,
-// outputSchema, annotations}. Members a tool does not have are left out, never null; annotations as stored
-// (string hints already booleans). The same function digests a published manifest tool and a live tool, so a
+// outputSchema, annotations}. Members a tool does not have are left out, never null (an empty annotations
+// object counts as none); annotations as stored (string hints already booleans). The same function digests a published manifest tool and a live tool, so a
 // tab's tool is `verified` exactly when its definition is the published one.
 import canonicalize from "canonicalize";
 
@@ -21,7 +21,9 @@ export function digestInput(tool: DigestedDefinition): Record<string, unknown> {
   if (tool.title !== undefined) out.title = tool.title;
   if (tool.inputSchema !== undefined) out.inputSchema = tool.inputSchema;
   if (tool.outputSchema !== undefined) out.outputSchema = tool.outputSchema;
-  if (tool.annotations !== undefined) out.annotations = tool.annotations;
+  // An empty annotations object says nothing: the same as none (the bridge and the extension always send one).
+  if (tool.annotations !== undefined && Object.keys(tool.annotations).length > 0)
+    out.annotations = tool.annotations;
   return out;
 }
 

@@ -34,6 +34,10 @@ describe("definitionDigest", () => {
     };
     expect(await definitionDigest(reordered)).toBe(await definitionDigest(tool));
     expect(digestInput({ name: "a", description: "d" })).toEqual({ name: "a", description: "d" });
+    // An empty annotations object says nothing: a page that always sends one matches a manifest without.
+    expect(await definitionDigest({ name: "a", description: "d", annotations: {} })).toBe(
+      await definitionDigest({ name: "a", description: "d" }),
+    );
     const withLimit = (n: number) => ({ ...tool, inputSchema: { type: "object", maxProperties: n } });
     expect(await definitionDigest(withLimit(1e1))).toBe(await definitionDigest(withLimit(10)));
   });

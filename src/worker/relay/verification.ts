@@ -26,7 +26,7 @@ import {
   type ToolVerification,
   type VerificationPolicy,
 } from "../../protocol/index.js";
-import { definitionDigest, type DigestedDefinition } from "../../protocol/digest.js";
+import { definitionDigest, digestInput, type DigestedDefinition } from "../../protocol/digest.js";
 import { META_PROVIDER, type ExposedTool } from "./naming.js";
 
 export const PUBLISHED_TTL_MS = 60_000;
@@ -196,7 +196,9 @@ export function liveDefinition(tool: ExposedTool): DigestedDefinition {
 }
 
 function differences(live: DigestedDefinition, published: DigestedDefinition): DigestedMember[] {
-  return DIGESTED_MEMBERS.filter((m) => canonicalize(live[m]) !== canonicalize(published[m]));
+  const a = digestInput(live);
+  const b = digestInput(published);
+  return DIGESTED_MEMBERS.filter((m) => canonicalize(a[m]) !== canonicalize(b[m]));
 }
 
 /**
