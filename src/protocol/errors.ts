@@ -20,6 +20,7 @@ export const ERROR_CODES = [
   "verification_failed",
   "invalid_manifest",
   "duplicate_tool_name",
+  "unknown_tool",
   "conflict",
   "rate_limited",
   "upstream_failed",

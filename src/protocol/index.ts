@@ -12,6 +12,7 @@ export * from "./results.js";
 export * from "./frames.js";
 export * from "./verification.js";
 export * from "./channels.js";
+export * from "./channel-tools.js";
 export * from "./function-calls.js";
 export * from "./accounts.js";
 export * from "./oauth.js";

@@ -215,3 +215,23 @@ export interface ToolExportView {
   names: Record<string, string>;
   digests: Record<string, string>;
 }
+
+/** A marketplace tool added to a channel (GET /api/channels/:id/tools). */
+export interface AddedChannelToolView {
+  host: string;
+  /** The tool's published name. */
+  name: string;
+  addedAt: string;
+  /**
+   * `listed`: agents see it (from the registry while no tab offers it). Otherwise why not: the site is no
+   * longer verified, was delisted, or its current manifest no longer publishes the tool.
+   */
+  status: "listed" | "site_unverified" | "site_delisted" | "unpublished";
+  /** Why it is not listed (null when listed). */
+  reason: string | null;
+  site: { host: string; origin: string; status: string; version: number | null };
+  /** The current published definition (null when the current manifest does not publish it). */
+  definition: Manifest["tools"][number] | null;
+  /** The page of the site that registers it (its manifest `pages`, first one), absolute; null: none given. */
+  page: string | null;
+}

@@ -22,6 +22,10 @@ const OWNER_ROUTES: Array<[string, string]> = [
   ["POST", "/:id/owner-keys"],
   ["DELETE", "/:id/owner-keys/:keyId"],
   ["GET", "/:id/audit"],
+  ["GET", "/:id/tools"],
+  ["POST", "/:id/tools"],
+  ["DELETE", "/:id/tools/:host"],
+  ["DELETE", "/:id/tools/:host/:name"],
 ];
 const AGENT_ROUTES: Array<[string, string]> = [["POST", "/:id/calls"]];
 

@@ -11,6 +11,7 @@ export interface RelayApi {
   snapshot(config: ChannelConfig): Promise<ReturnType<ChannelRelay["snapshot"]>>;
   checkedSnapshot(config: ChannelConfig): Promise<ReturnType<ChannelRelay["snapshot"]>>;
   callOnce(config: ChannelConfig, call: PlainCall): Promise<CallOutcome>;
+  addedToolsChanged(config: ChannelConfig): Promise<void>;
   flushAudit(): Promise<number>;
   revokeProvider(tokenId: string): Promise<number>;
   revokeAgent(agentTokenId: string): Promise<number>;

@@ -355,3 +355,22 @@ export const webauthnChallenges = sqliteTable(
   },
   (t) => [index("webauthn_challenges_expiry").on(t.expiresAt)],
 );
+
+/**
+ * Marketplace tools a channel's owner added to the channel (issue 16, "Add from the marketplace"): listed to
+ * its agents from the site's current published manifest while no tab of the site offers them. The site's
+ * host, not its tools rows (those are replaced on each publish): a tool is looked up by name in the current
+ * version, so a republished definition is what agents see, and a tool the site stops publishing is not listed.
+ */
+export const channelTools = sqliteTable(
+  "channel_tools",
+  {
+    channelId: text("channel_id")
+      .notNull()
+      .references(() => channels.id, { onDelete: "cascade" }),
+    host: text("host").notNull(),
+    toolName: text("tool_name").notNull(),
+    addedAt: integer("added_at", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.channelId, t.host, t.toolName] })],
+);

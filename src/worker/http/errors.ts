@@ -60,6 +60,7 @@ export function statusFor(code: ErrorCode): ContentfulStatusCode {
     case "verification_failed":
     case "invalid_manifest":
     case "duplicate_tool_name":
+    case "unknown_tool":
       return 422;
     case "rate_limited":
       return 429;

@@ -21,6 +21,7 @@ import {
   type ToolVerification,
   type VerificationPolicy,
 } from "../../protocol/index.js";
+import { AddedTools } from "./added-tools.js";
 import { AuditOutbox } from "./audit-outbox.js";
 import { CallDispatch, type FinishedCall } from "./call-dispatch.js";
 import type { CallOutcome, CallRequest, ChannelTools } from "./channel-tools.js";
@@ -47,6 +48,8 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
   private readonly outbox: AuditOutbox;
   private readonly mcp: McpSessions;
   private readonly verifier: ToolVerifier;
+  /** The marketplace tools the owner added, listed while no tab offers them (added-tools.ts). */
+  private readonly added: AddedTools;
   /** Each tool's verification as last checked (JSON), to tell agents when one changes (a site published). */
   private lastChecked = new Map<string, string>();
   private config: ChannelConfig | null = null;
@@ -65,8 +68,9 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
     const stored = saved ? ChannelConfigSchema.safeParse(JSON.parse(saved.value)) : undefined;
     if (stored?.success) this.config = stored.data;
     this.providers = new ProviderStore(ctx, this.sql);
+    this.added = new AddedTools(env.DB, () => this.config?.channelId ?? null);
     this.catalog = new ToolCatalog(() => ({
-      providers: this.providers.list(),
+      providers: [...this.providers.list(), ...this.added.providers()],
       strictNames: this.config?.strictNames ?? false,
     }));
     this.calls = new CallDispatch(this.catalog, this.providers);
@@ -227,7 +231,13 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
     return this.catalog.exposed();
   }
 
+  /** Re-reads the added marketplace tools when due; agents hear list_changed if what they see changed. */
+  private async refreshAdded(fresh = false): Promise<void> {
+    if (await this.added.refresh({ fresh })) this.toolsChanged();
+  }
+
   async listedTools(): Promise<Map<string, ExposedTool>> {
+    await this.refreshAdded();
     const exposed = this.catalog.exposed();
     const checked = this.noteChecked(await this.verifier.check(exposed.values()));
     const policy = policyOf(this.config);
@@ -235,7 +245,21 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
   }
 
   async callTool(req: CallRequest): Promise<CallOutcome> {
+    await this.refreshAdded();
     const exposed = this.catalog.exposed().get(req.name);
+    if (exposed?.registry) {
+      // An added marketplace tool no tab offers: nothing can run it now. Audited `disconnected`, like a call
+      // whose provider is not connected (the tool did not run; it is not the tool's own error).
+      const outcome: CallOutcome = {
+        status: "disconnected",
+        result: { content: [{ type: "text", text: notOpenText(exposed) }], isError: true },
+      };
+      const args = req.arguments ?? {};
+      const argText =
+        jsonDepth(args, LIMITS.jsonDepthMax) === Number.POSITIVE_INFINITY ? "" : JSON.stringify(args);
+      await this.audit({ req, outcome, exposed, providerId: null, argText, started: Date.now() });
+      return outcome;
+    }
     const isTab = exposed?.group.startsWith("tab:") ?? false;
     let verification: ToolVerification | undefined =
       exposed && isTab ? (await this.verifier.check([exposed])).get(exposed.name) : undefined;
@@ -292,6 +316,7 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
   /** The snapshot with each tab tool checked against its origin's published manifest (the owner's console). */
   async checkedSnapshot(config: ChannelConfig) {
     this.configure(config);
+    await this.refreshAdded();
     const checked = this.noteChecked(await this.verifier.check(this.exposedTools().values()));
     return this.snapshot(config, checked);
   }
@@ -307,7 +332,8 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
       providers: this.providers.list().map((p) => ({
         id: p.id,
         tokenId: p.tokenId,
-        kind: p.kind,
+        // (Only live providers are listed here; "registry" entries are the catalog's, never a socket.)
+        kind: p.kind === "sidecar" ? ("sidecar" as const) : ("tab" as const),
         label: p.label,
         origin: p.origin,
         pairedFromPage: attachments.get(p.id)?.pairedFromPage ?? null,
@@ -335,6 +361,12 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
     };
   }
 
+  /** The owner changed the channel's added marketplace tools (REST): read them now, tell agents. */
+  async addedToolsChanged(config: ChannelConfig): Promise<void> {
+    this.configure(config);
+    await this.refreshAdded(true);
+  }
+
   /** Ships pending audit rows now (the audit API calls this so a reader sees every finished call). */
   async flushAudit(): Promise<number> {
     return this.outbox.flush();
@@ -354,6 +386,16 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
   async revokeAgent(agentTokenId: string): Promise<number> {
     return this.mcp.closeAgent(agentTokenId);
   }
+}
+
+/** Why an added marketplace tool cannot be called now, and how to make it callable. */
+function notOpenText(tool: ExposedTool): string {
+  const site = tool.registry?.site ?? tool.label;
+  const page = tool.registry?.page;
+  const where = page
+    ? `The page ${page} registers it: open that page in a browser with the webmcp-hub extension paired to this channel (or, if the page embeds /bridge.js, pair it there), then call ${tool.name} again.`
+    : `Open a page of ${tool.origin ?? site} that registers it, in a browser with the webmcp-hub extension paired to this channel (or a page that embeds /bridge.js, paired to it), then call ${tool.name} again.`;
+  return `${tool.name} was not called: it is ${site}'s published tool, added to this channel from the marketplace, and no open tab offers it right now. ${where}`;
 }
 
 function policyOf(config: ChannelConfig | null): VerificationPolicy {

@@ -4,6 +4,7 @@
 // to the most recently active tab.
 import {
   LIMITS,
+  META_VERIFICATION,
   shortHash,
   toStrictToolName,
   type LiveTool,
@@ -13,7 +14,8 @@ import {
 export interface ProviderState {
   id: string;
   tokenId: string;
-  kind: "tab" | "sidecar";
+  /** "registry": a site's marketplace tools added to the channel (added-tools.ts), no live connection. */
+  kind: "tab" | "sidecar" | "registry";
   /** Origin host for a tab, the paired label for a sidecar. */
   label: string;
   origin: string | null;
@@ -22,6 +24,8 @@ export interface ProviderState {
   connectedAt: number;
   lastActiveAt: number;
   tools: LiveTool[];
+  /** A registry entry's site, manifest version and each tool's page (absolute URL; null: none published). */
+  registry?: { site: string; version: number; pages: Record<string, string | null> };
 }
 
 export interface ExposedTool {
@@ -37,12 +41,15 @@ export interface ExposedTool {
   label: string;
   origin: string | null;
   readOnly: boolean;
+  /** Set when no tab offers the tool and it is listed from the channel's added marketplace tools. */
+  registry?: { site: string; version: number; page: string | null };
 }
 
 export const META_PROVIDER = "webmcp-hub/provider";
 
 function groupKey(p: ProviderState): string {
-  return p.kind === "tab" ? `tab:${p.origin}` : `sidecar:${p.tokenId}`;
+  // A site's added marketplace tools group with the tabs of its origin: a tab's same-named tool leads.
+  return p.kind === "sidecar" ? `sidecar:${p.tokenId}` : `tab:${p.origin}`;
 }
 
 function sanitizeLabel(label: string, strict: boolean): string {
@@ -98,28 +105,42 @@ export function exposeTools(providers: ProviderState[], strict: boolean): Map<st
       for (let n = 2; exposed.has(name); n++) name = fitName(`${label}-${n}__${baseName}`, strict);
       const lead = offer.providers[0]!;
       const { frameOrigin, ...source } = lead.tools.find((t) => t.name === offer.originalName)!;
+      const registry = lead.kind === "registry" ? lead.registry : undefined;
       exposed.set(name, {
         name,
         originalName: offer.originalName,
         descriptor: {
           ...source,
           name,
-          _meta: {
-            [META_PROVIDER]: {
-              kind: lead.kind,
-              label: lead.label,
-              origin: lead.origin,
-              originalName: offer.originalName,
-              providerId: lead.id,
-              ...(frameOrigin && { frameOrigin }),
-            },
-          },
+          _meta: registry
+            ? {
+                // The site's published definition itself: verified by construction.
+                [META_PROVIDER]: { kind: "registry", origin: lead.origin, site: registry.site, live: false },
+                [META_VERIFICATION]: { status: "verified", site: registry.site, version: registry.version },
+              }
+            : {
+                [META_PROVIDER]: {
+                  kind: lead.kind,
+                  label: lead.label,
+                  origin: lead.origin,
+                  originalName: offer.originalName,
+                  providerId: lead.id,
+                  ...(frameOrigin && { frameOrigin }),
+                },
+              },
         },
-        providerIds: offer.providers.map((p) => p.id),
+        providerIds: offer.providers.filter((p) => p.kind !== "registry").map((p) => p.id),
         group: offer.group,
         label: lead.label,
         origin: lead.origin,
         readOnly: source.annotations?.readOnlyHint === true,
+        ...(registry && {
+          registry: {
+            site: registry.site,
+            version: registry.version,
+            page: registry.pages[offer.originalName] ?? null,
+          },
+        }),
       });
     }
   }

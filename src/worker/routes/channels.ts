@@ -1,6 +1,7 @@
 // /api/channels and /api/pair: channels, their tokens and pairing codes, the audit log, plain HTTP calls.
 import { Hono } from "hono";
 import {
+  AddChannelToolsBodySchema,
   AuditQuerySchema,
   LIMITS,
   CreateAgentTokenBodySchema,
@@ -36,6 +37,7 @@ import {
   type ChannelRow,
 } from "../channels/channels.js";
 import { listAudit } from "../channels/audit.js";
+import { addTools, addedToolView, readAddedTools, removeTools } from "../channels/channel-tools.js";
 import { pairingSource } from "../channels/pairing-source.js";
 import { configOf, relayOf } from "../channels/relay-stub.js";
 import { currentAccount, requireHubOrigin } from "../accounts/session.js";
@@ -221,6 +223,32 @@ channelRoutes.delete("/:id/connected-apps/:grantId", async (c) => {
   const closedSessions = await relayOf(c.env, channel).revokeAgent(`oauth:${grantId}`);
   return c.json({ revoked: grantId, closedSessions });
 });
+
+// Marketplace tools added to the channel (channels/channel-tools.ts): listed to its agents while no tab
+// offers them. The channel's object is told after each change so its agents hear list_changed at once.
+channelRoutes.get("/:id/tools", async (c) => {
+  const rows = await readAddedTools(c.env.DB, c.var.ownedChannel.id);
+  return c.json({ tools: rows.map(addedToolView) });
+});
+
+channelRoutes.post("/:id/tools", async (c) => {
+  const channel = c.var.ownedChannel;
+  const body = await readJson(c, AddChannelToolsBodySchema);
+  const host = body.host.toLowerCase();
+  const added = await addTools(c.env.DB, channel.id, host, body.tools, c.var.now);
+  await relayOf(c.env, channel).addedToolsChanged(configOf(channel));
+  return c.json({ host, added }, 201);
+});
+
+async function removeAdded(c: AppContext, name: string | undefined) {
+  const channel = c.var.ownedChannel;
+  const host = (c.req.param("host") ?? "").toLowerCase();
+  const removed = await removeTools(c.env.DB, channel.id, host, name);
+  await relayOf(c.env, channel).addedToolsChanged(configOf(channel));
+  return c.json({ host, removed });
+}
+channelRoutes.delete("/:id/tools/:host", (c) => removeAdded(c, undefined));
+channelRoutes.delete("/:id/tools/:host/:name", (c) => removeAdded(c, c.req.param("name") ?? ""));
 
 channelRoutes.get("/:id/owner-keys", async (c) => {
   return c.json({ ownerKeys: await listOwnerKeys(c.var.db, c.var.ownedChannel.id) });
