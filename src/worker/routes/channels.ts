@@ -226,8 +226,12 @@ channelRoutes.delete("/:id/connected-apps/:grantId", async (c) => {
 
 // Marketplace tools added to the channel (channels/channel-tools.ts): listed to its agents while no tab
 // offers them. The channel's object is told after each change so its agents hear list_changed at once.
+// Reading them also has the object read them again, so what the owner sees and what agents see agree at once
+// (a site delisted or unverified since leaves both), not only after the object's cache expires.
 channelRoutes.get("/:id/tools", async (c) => {
-  const rows = await readAddedTools(c.env.DB, c.var.ownedChannel.id);
+  const channel = c.var.ownedChannel;
+  const rows = await readAddedTools(c.env.DB, channel.id);
+  await relayOf(c.env, channel).addedToolsChanged(configOf(channel));
   return c.json({ tools: rows.map(addedToolView) });
 });
 
