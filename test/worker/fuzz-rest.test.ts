@@ -8,6 +8,7 @@ import fc from "fast-check";
 import type { z } from "zod";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
+  AddChannelToolsBodySchema,
   AuditQuerySchema,
   CreateAgentTokenBodySchema,
   CreateChannelBodySchema,
@@ -131,6 +132,10 @@ const ENDPOINTS: Endpoint[] = [
     body: RevokeAgentTokenBodySchema,
   },
   { method: "DELETE", path: "/api/channels/:channel/providers/:provider", auth: "owner" },
+  { method: "GET", path: "/api/channels/:channel/tools", auth: "owner" },
+  { method: "POST", path: "/api/channels/:channel/tools", auth: "owner", body: AddChannelToolsBodySchema },
+  { method: "DELETE", path: "/api/channels/:channel/tools/:host", auth: "owner" },
+  { method: "DELETE", path: "/api/channels/:channel/tools/:host/alpha", auth: "owner" },
   {
     method: "GET",
     path: "/api/channels/:channel/audit",
@@ -287,6 +292,7 @@ const TABLES = [
   "challenges",
   "publisher_keys",
   "manifest_versions",
+  "channel_tools",
 ];
 
 async function rowCounts(): Promise<Record<string, number>> {
