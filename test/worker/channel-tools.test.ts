@@ -123,6 +123,22 @@ describe("added tools and the channel's agents", () => {
     expect(greet._meta?.[VERIFICATION]).toEqual({ status: "verified", site: site.host, version });
   });
 
+  it("follow the channel's naming: a sidecar's same-named tool makes both prefixed; the console shows them", async () => {
+    const { site, version, ch } = await setup();
+    expect((await addTools(ch, { host: site.host, tools: ["greet"] })).status).toBe(201);
+    await connectProvider(ch, { kind: "sidecar", label: "files", tools: [tool("greet")] });
+    const names = (await (await connectAgent(ch)).listTools()).tools.map((t) => t.name).sort();
+    const label = site.host.replace(/[^A-Za-z0-9_.-]/g, "_");
+    expect(names).toEqual([`${label}__greet`, "files__greet"].sort());
+    const snap = (await (await api(`/api/channels/${ch.id}`, { headers: owner(ch) })).json()) as {
+      tools: Array<{ name: string; providers: number; verification: unknown }>;
+    };
+    expect(snap.tools.find((t) => t.name === `${label}__greet`)).toMatchObject({
+      providers: 0,
+      verification: { status: "verified", site: site.host, version },
+    });
+  });
+
   it("a call with no tab open is an isError naming the page to open, audited as disconnected", async () => {
     const { site, ch } = await setup();
     expect((await addTools(ch, { host: site.host })).status).toBe(201);

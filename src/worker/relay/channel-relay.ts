@@ -353,7 +353,12 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
         origin: t.origin,
         providers: t.providerIds.length,
         inputSchema: t.descriptor.inputSchema,
-        verification: checked.get(t.name) ?? null,
+        // An added marketplace tool no tab offers is the site's published definition: verified as such.
+        verification:
+          checked.get(t.name) ??
+          (t.registry
+            ? { status: "verified" as const, site: t.registry.site, version: t.registry.version }
+            : null),
       })),
       sessions: this.mcp.size,
       pendingCalls: this.calls.size,
