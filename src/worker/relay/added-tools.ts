@@ -7,6 +7,10 @@
 // most one read at a time; re-read at once when the owner changes the set through REST (the route calls the
 // object), so agents hear list_changed then; a site delisted or unverified since drops out at the next read.
 // D1 failing: the last set read is kept (none: nothing listed), retried after the TTL.
+//
+// A call to an added tool no tab offers ends at once with an isError naming the page to open (channel-relay.ts
+// notOpenText), audited `disconnected`. Opening that page on demand through the paired extension (issue 16,
+// "Open on demand") is a later slice: it replaces that answer, not the listing.
 import type { LiveTool } from "../../protocol/index.js";
 import { readAddedTools, toolPage, unlistedReason } from "../channels/channel-tools.js";
 import type { ProviderState } from "./naming.js";
