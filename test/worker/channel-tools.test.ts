@@ -60,6 +60,21 @@ describe("adding a site's tools to a channel", () => {
     expect(sum).toMatchObject({ name: "sum", status: "listed", page: null });
   });
 
+  it("never points at a page off the site's origin (a manifest page like //other.example/x)", async () => {
+    const site = await verifiedSite();
+    const res = await publish(site.host, site.key, {
+      tools: [tool("greet", { pages: ["//evil.example/x"] })],
+    });
+    expect(res.status).toBe(201);
+    const ch = await createChannel();
+    expect((await addTools(ch, { host: site.host })).status).toBe(201);
+    expect((await added(ch))[0]).toMatchObject({ name: "greet", page: null });
+    const result = await (await connectAgent(ch)).callTool({ name: "greet", arguments: { text: "x" } });
+    const text = (result.content as Array<{ text: string }>)[0]!.text;
+    expect(text).not.toContain("evil.example");
+    expect(text).toContain(`Open a page of ${site.origin}`);
+  });
+
   it("refuses unknown names (422, naming them) and stores nothing", async () => {
     const { site, ch } = await setup();
     const res = await addTools(ch, { host: site.host, tools: ["greet", "nope", "gone"] });
