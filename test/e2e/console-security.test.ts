@@ -179,8 +179,11 @@ describe("the dashboard under its CSP", () => {
       expect(res.headers()["x-frame-options"]).toBe("DENY");
       expect((await blocked).failure()?.errorText).toBe("net::ERR_BLOCKED_BY_RESPONSE");
       await poll(() => messages.some((m) => m.includes(`"frame-ancestors 'none'"`))).toBe(true);
-      // The frame holds the browser's error page, not the console.
-      expect(page.frames().map((f) => f.url())).toEqual([framer.url, "chrome-error://chromewebdata/"]);
+      // The frame holds the browser's error page, not the console (its URL is "" until the error page commits).
+      await poll(() => page.frames().map((f) => f.url())).toEqual([
+        framer.url,
+        "chrome-error://chromewebdata/",
+      ]);
     } finally {
       await page.close();
       await framer.close();
