@@ -68,6 +68,11 @@ export const LIMITS = {
   pageTitleMax: 200,
   /** An MCP client's self-declared name (clientInfo.title / name) as shown in approval dialogs, in characters. */
   clientNameMax: 64,
+  /** Open on demand (issue 16): how long the hub waits, once the extension opened a tool's page, for the tab
+   *  to register the tool before the call ends with an isError; and the extension control sockets a channel
+   *  keeps (one per paired browser; more close the oldest). */
+  openRegisterWaitMs: 30_000,
+  controlSocketsPerChannel: 8,
   /** The sidecar's `glob` argument (fs.search_by_time): its length in UTF-16 units, its wildcards (unescaped
    *  `*`, `?`, `[`, `{`, `(`), and the automaton states its regex may need. Over one: an isError naming it. */
   sidecarGlobMaxChars: 1024,

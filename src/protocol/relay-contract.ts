@@ -51,6 +51,8 @@ export const ProviderAttachmentSchema = z
     pairedFromPage: z.boolean().nullable().optional(),
     /** "extension": a tab the browser extension relays (its token's socket for that tab's origin). */
     via: z.literal("extension").optional(),
+    /** "control": the extension's control socket (control-frames.ts), not a provider: it offers no tools. */
+    role: z.literal("control").optional(),
   })
   .strict();
 export type ProviderAttachment = z.infer<typeof ProviderAttachmentSchema>;
