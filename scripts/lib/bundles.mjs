@@ -18,6 +18,7 @@ export const DASHBOARD_SCRIPTS = [
   "channels", // /channels and the channel console /channels/:id
   "publish", // /publish
   "tool", // a tool's page: "Try it"
+  "add-to-channel", // the tool, site and /sites/:host/add pages: add marketplace tools to a channel
   "account", // /signin and /account: passkeys, sign out, claiming, keys
   "extension-connect", // /extension/connect: hands a fresh pairing code to the browser extension
 ];

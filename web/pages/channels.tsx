@@ -291,6 +291,19 @@ export function ChannelConsolePage(props: { id: string; hub: string }) {
           </form>
         </section>
 
+        <section aria-labelledby="added-title" id="added-tools">
+          <h2 id="added-title">Marketplace tools added</h2>
+          <p class="meta">
+            Tools of verified sites added from the marketplace: your agents see them even with no tab open, as
+            their site publishes them. <a href="/">Add more from the marketplace</a>.
+          </p>
+          <p id="added-summary" class="meta" role="status">
+            Checking…
+          </p>
+          <div id="added-error" class="alert error" role="alert" hidden></div>
+          <div id="added-list"></div>
+        </section>
+
         <section aria-labelledby="audit-title" id="audit">
           <h2 id="audit-title">Audit log</h2>
           <p class="meta">

@@ -4,7 +4,7 @@ import { Hono } from "hono";
 import type { Child } from "hono/jsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type {} from "hono/secure-headers";
-import { EXPORT_FORMATS, ToolSearchParamsSchema } from "../../src/protocol/index.js";
+import { EXPORT_FORMATS, LIMITS, ToolSearchParamsSchema } from "../../src/protocol/index.js";
 import type { AppContext, AppEnv } from "../../src/worker/http/context.js";
 import { HubError } from "../../src/worker/http/errors.js";
 import { exportTools } from "../../src/worker/registry/export.js";
@@ -27,6 +27,7 @@ import { DocsPage } from "./docs.js";
 import { HomePage } from "./home.js";
 import { CspNonce, Layout } from "./layout.js";
 import { PublishPage } from "./publish.js";
+import { AddPage } from "./add.js";
 import { SitePage, type SiteDiff } from "./site.js";
 import { ToolPage } from "./tool.js";
 
@@ -233,6 +234,46 @@ pageRoutes.get("/sites/:host/tools/:name", async (c) => {
       tool={tool}
       pages={pages}
       exports={EXPORT_FORMATS.map((f) => exportTools(f, site, [tool]))}
+    />,
+  );
+});
+
+// The confirm page of an agent's proposal (web/pages/add.tsx): `?tool=` repeatable (none: every tool),
+// `?channel=` pre-selects one of the user's channels.
+pageRoutes.get("/sites/:host/add", async (c) => {
+  const host = normalizeHost(c.req.param("host"));
+  const site = await verifiedSiteOrNull(c, host);
+  if (!site || typeof site === "string") return siteNotFound(c, host, site ?? undefined);
+  if (site.status !== "verified")
+    return renderPage(
+      c,
+      <NotFound title="Site not verified">
+        <p>
+          <code>{site.host}</code> is not verified
+          {site.verifyError ? ` (its re-verification failed: ${site.verifyError})` : ""}; only a verified
+          site's tools can be added to a channel.
+        </p>
+        <p>
+          <a href={sitePath(site.host)}>See its page</a> · <a href="/">Browse all tools</a>
+        </p>
+      </NotFound>,
+      403,
+    );
+  const published = await siteTools(c.var.db, site.host);
+  const names = [...new Set((c.req.queries("tool") ?? []).map((n) => n.trim()).filter(Boolean))].slice(
+    0,
+    LIMITS.toolsPerProvider,
+  );
+  const byName = new Map(published.map((t) => [t.name, t]));
+  const tools = names.length ? names.flatMap((n) => byName.get(n) ?? []) : published;
+  const channel = c.req.query("channel")?.slice(0, 100);
+  return renderPage(
+    c,
+    <AddPage
+      site={siteView(site)}
+      tools={tools}
+      unknown={names.filter((n) => !byName.has(n))}
+      channel={channel}
     />,
   );
 });

@@ -18,6 +18,7 @@ import {
   sitePath,
 } from "./components.js";
 import { hunks, type DiffLine, type ToolChanges } from "./diff.js";
+import { AddToChannel, addable } from "./add.js";
 import { Layout } from "./layout.js";
 
 export interface VersionRow {
@@ -54,8 +55,14 @@ export function SitePage(p: SiteProps) {
   const apiBase = `/api/sites/${encodeURIComponent(s.host)}`;
   const defaultTo = p.diff?.to ?? s.currentVersion ?? 1;
   const defaultFrom = p.diff?.from ?? Math.max(1, defaultTo - 1);
+  const canAdd = addable(s) && p.tools.length > 0;
   return (
-    <Layout title={title} description={s.description ?? `WebMCP tools of ${s.host}`} section="tools">
+    <Layout
+      title={title}
+      description={s.description ?? `WebMCP tools of ${s.host}`}
+      section="tools"
+      scripts={canAdd ? ["add-to-channel"] : []}
+    >
       <nav aria-label="Breadcrumb" class="crumbs">
         <a href="/">Tools</a> <span aria-hidden="true">›</span> <span aria-current="page">{s.host}</span>
       </nav>
@@ -145,6 +152,8 @@ export function SitePage(p: SiteProps) {
           </details>
         ) : null}
       </section>
+
+      {canAdd ? <AddToChannel site={s} tools={p.tools} choose /> : null}
 
       {p.versions.length ? (
         <section aria-labelledby="history-title">

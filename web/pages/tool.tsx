@@ -16,6 +16,7 @@ import {
   json,
   sitePath,
 } from "./components.js";
+import { AddToChannel, addable } from "./add.js";
 import { Layout } from "./layout.js";
 import { ArgFields, SchemaTable } from "./schema.js";
 
@@ -43,12 +44,13 @@ export function ToolPage(p: ToolProps) {
   const t = p.tool;
   const title = t.title ?? t.name;
   const needsApproval = !t.readOnly;
+  const canAdd = addable(p.site);
   return (
     <Layout
       title={`${title} — ${p.site.host}`}
       description={t.description}
       section="tools"
-      scripts={["tool"]}
+      scripts={canAdd ? ["tool", "add-to-channel"] : ["tool"]}
     >
       <nav aria-label="Breadcrumb" class="crumbs">
         <a href="/">Tools</a> <span aria-hidden="true">›</span>{" "}
@@ -93,6 +95,11 @@ export function ToolPage(p: ToolProps) {
           <a class="btn" href="#export-title">
             Use it in your code
           </a>
+          {canAdd ? (
+            <a class="btn" href="#add-to-channel">
+              Add to a channel
+            </a>
+          ) : null}
         </p>
         {p.pages.length ? (
           <p class="meta">
@@ -175,6 +182,8 @@ export function ToolPage(p: ToolProps) {
           })}
         </Tabs>
       </section>
+
+      {canAdd ? <AddToChannel site={p.site} tools={[t]} choose={false} /> : null}
 
       <section
         aria-labelledby="try-title"

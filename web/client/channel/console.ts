@@ -13,6 +13,7 @@ import { ago, plural } from "../../shared/markup.js";
 import { api } from "../lib/api.js";
 import { announce, byId, h, messageOf, showError, timeText } from "../lib/dom.js";
 import { store, type KeptChannel } from "../lib/store.js";
+import { addedTools } from "./added-tools.js";
 import { auditLog } from "./audit.js";
 import { connectedApps } from "./connected-apps.js";
 import { submitButton } from "./list.js";
@@ -405,6 +406,7 @@ function runConsole(kept: KeptChannel, hub: string): void {
   const audit = auditLog(path, token, () => snapshot?.agentTokens ?? []);
   const policy = policyControl(path, token);
   connectedApps(path, token);
+  addedTools(path, token);
 
   byId("forget-channel").addEventListener("click", () => {
     if (
