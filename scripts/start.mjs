@@ -97,7 +97,7 @@ webmcp-hub is running.
 
   Dashboard          ${localhost(urls.dashboard)}  (sign in at ${localhost(urls.dashboard)}signin: passkeys need a host name, not 127.0.0.1)
   Demo site on hub   ${urls.demoSitePage}  (verified over HTTP; manifest v${seeded.version}, ${seeded.toolCount} tools, ${status})
-  Registry MCP URL   ${urls.registryMcp}  (MCP Streamable HTTP, public, tools: search_tools, get_site)
+  Registry MCP URL   ${urls.registryMcp}  (MCP Streamable HTTP, public, tools: search_tools, get_site, propose_tools)
   Publisher key      ${seeded.publisherKey}  (for ${seeded.host}; a new one is issued on every start)
 
   Demo pages (each embeds ${stack.hub.url}/bridge.js; pair one with the code below, the others of the site follow)

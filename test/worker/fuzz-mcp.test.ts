@@ -275,7 +275,7 @@ describe("fuzzing the MCP endpoints", () => {
     "answers every message to /mcp/registry with JSON-RPC or a documented error",
     async () => {
       await fc.assert(
-        fc.asyncProperty(bodyArb(["search_tools", "get_site"]), headersArb, async (body, h) => {
+        fc.asyncProperty(bodyArb(["search_tools", "get_site", "propose_tools"]), headersArb, async (body, h) => {
           const res = await SELF.fetch(`${HUB}/mcp/registry`, {
             method: h.method,
             headers: headersFor(h, null),

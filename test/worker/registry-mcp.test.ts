@@ -31,11 +31,11 @@ async function connect(): Promise<Client> {
 }
 
 describe("the registry MCP server", () => {
-  it("lists search_tools and get_site with schemas and read-only hints", async () => {
+  it("lists search_tools, get_site and propose_tools with schemas and read-only hints", async () => {
     const client = await connect();
     expect(client.getServerCapabilities()?.tools).toEqual({ listChanged: false });
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(["search_tools", "get_site"]);
+    expect(tools.map((t) => t.name)).toEqual(["search_tools", "get_site", "propose_tools"]);
     for (const t of tools) {
       expect(t.inputSchema.type).toBe("object");
       expect(t.annotations?.readOnlyHint).toBe(true);
@@ -89,7 +89,7 @@ describe("the registry MCP server", () => {
     });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { result: { tools: unknown[] } };
-    expect(body.result.tools.length).toBe(2);
+    expect(body.result.tools.length).toBe(3);
   });
 });
 
@@ -124,7 +124,7 @@ describe("the registry MCP server in the 2026-07-28 era", () => {
     const { result } = (await res.json()) as {
       result: Record<string, unknown> & { tools: Array<{ name: string }> };
     };
-    expect(result.tools.map((t) => t.name)).toEqual(["search_tools", "get_site"]);
+    expect(result.tools.map((t) => t.name)).toEqual(["search_tools", "get_site", "propose_tools"]);
     expect(result).toMatchObject({ resultType: "complete", ttlMs: 3_600_000, cacheScope: "public" });
   });
 

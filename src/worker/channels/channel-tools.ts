@@ -104,14 +104,26 @@ export function addedToolView(row: AddedToolRow): AddedChannelToolView {
   };
 }
 
-/** Adds a verified, listed site's tools (all when `names` is absent) to the channel; returns the names added. */
-export async function addTools(
+/** What a verified, listed site publishes now, and which of it an add (or a proposal) names. */
+export interface AddableTools {
+  /** The names to add, deduplicated, in the order asked (all: the manifest's order). */
+  wanted: string[];
+  /** The site's current manifest tools, by name. */
+  published: Map<string, ManifestTool>;
+  /** The current manifest as stored (manifest_versions.manifest), for its digests. */
+  manifest: string;
+}
+
+/**
+ * The checks of an add, storing nothing (also /mcp/registry's propose_tools): a registered, listed, verified
+ * site whose current manifest publishes every name asked for (all when `names` is absent). Throws the
+ * HubError saying which check failed.
+ */
+export async function checkAddable(
   db: D1Database,
-  channelId: string,
   host: string,
   names: string[] | undefined,
-  now: number,
-): Promise<string[]> {
+): Promise<AddableTools> {
   const site = await db
     .prepare(
       `SELECT s.status AS status, s.delisted_at AS delistedAt, m.manifest AS manifest FROM sites s
@@ -136,7 +148,20 @@ export async function addTools(
       `${host}'s current manifest does not publish ${unknown.join(", ")}; nothing was added. It publishes: ${[...published.keys()].join(", ") || "no tools"}.`,
       { issues: unknown.map((n) => ({ path: "tools", message: `unknown tool ${n}` })) },
     );
-  if (!wanted.length) throw new HubError("unknown_tool", `${host} publishes no tools; nothing was added.`);
+  if (!wanted.length || !site.manifest)
+    throw new HubError("unknown_tool", `${host} publishes no tools; nothing was added.`);
+  return { wanted, published, manifest: site.manifest };
+}
+
+/** Adds a verified, listed site's tools (all when `names` is absent) to the channel; returns the names added. */
+export async function addTools(
+  db: D1Database,
+  channelId: string,
+  host: string,
+  names: string[] | undefined,
+  now: number,
+): Promise<string[]> {
+  const { wanted } = await checkAddable(db, host, names);
   // One batch: all or nothing.
   await db.batch(
     wanted.map((name) =>

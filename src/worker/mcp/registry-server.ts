@@ -4,6 +4,14 @@
 // Worker runs, so its 2026 cache hint is long and public: the same list for every caller, no credentials.
 // Each tool in a result carries its definition digest as `_meta["webmcp-hub/digest"]` (search_tools' entries;
 // get_site's MCP-shaped definitions, and every format's `digests` envelope: see registry/export.ts).
+//
+// propose_tools (issue 16, "an agent may propose; the user confirms in the dashboard"): this server is public
+// and knows no user, so a proposal is a link, never stored state. It runs the REST add's checks without
+// storing (channels/channel-tools.ts checkAddable) and answers `HUB/sites/<host>/add?tool=…[&channel=…]`,
+// the dashboard page where the signed-in user chooses the channel and confirms. Decisions where the issue is
+// silent: the channel id is only carried into the link, never looked up (an unauthenticated caller learns
+// nothing about which channels exist; the page checks the user owns it); the link's origin is the origin the
+// request reached, as every other hub URL the Worker answers; it changes nothing, so it is read-only.
 import {
   ProtocolError,
   ProtocolErrorCode,
@@ -16,8 +24,10 @@ import {
 } from "@modelcontextprotocol/server";
 import * as z from "zod";
 import { ExportFormatSchema, LIMITS, fieldIssues } from "../../protocol/index.js";
+import { checkAddable } from "../channels/channel-tools.js";
 import type { Db } from "../db/client.js";
 import { HubError } from "../http/errors.js";
+import { storedManifestDigests } from "../registry/digests.js";
 import { DIGEST_META_KEY, exportTools } from "../registry/export.js";
 import { normalizeHost } from "../registry/origins.js";
 import { searchTools, siteTools } from "../registry/search.js";
@@ -51,6 +61,27 @@ const GetSiteArgs = z
   })
   .strict();
 
+const ProposeToolsArgs = z
+  .object({
+    site: z.string().min(1).max(253).describe("The site's host, like shop.example.com"),
+    tools: z
+      .array(z.string().min(1).max(LIMITS.toolNameMax))
+      .min(1)
+      .max(LIMITS.toolsPerProvider)
+      .optional()
+      .describe(
+        "The tools to propose, by their published names; leave out to propose every tool of the site",
+      ),
+    channel: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,100}$/, "a channel id: letters, digits, - and _")
+      .optional()
+      .describe(
+        "The channel to add them to: its id, the last part of your channel MCP URL <hub>/mcp/<channelId> (never a token). Leave out to let the user choose.",
+      ),
+  })
+  .strict();
+
 const ToolSummary = z.object({
   site: z.string(),
   origin: z.string(),
@@ -77,6 +108,14 @@ const GetSiteOutput = z.object({
   digests: z.record(z.string(), z.string()),
 });
 
+const ProposeToolsOutput = z.object({
+  url: z.string(),
+  site: z.string(),
+  tools: z.array(
+    z.object({ name: z.string(), title: z.string().nullable(), readOnly: z.boolean(), digest: z.string() }),
+  ),
+});
+
 function jsonSchema(schema: z.ZodType): Tool["inputSchema"] {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: "input" }) as Record<string, unknown>;
   return rest as Tool["inputSchema"];
@@ -101,18 +140,28 @@ export const REGISTRY_TOOLS: Tool[] = [
     outputSchema: jsonSchema(GetSiteOutput),
     annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true },
   },
+  {
+    name: "propose_tools",
+    title: "Propose adding a site's tools to a channel",
+    description:
+      "Propose adding a verified site's tools (chosen ones, or all) to the user's webmcp-hub channel, so that they can be called even with no tab of the site open. Adds nothing itself: it checks the site and tools and returns a link the user opens to sign in, choose the channel and confirm.",
+    inputSchema: jsonSchema(ProposeToolsArgs),
+    outputSchema: jsonSchema(ProposeToolsOutput),
+    annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true },
+  },
 ];
 
 /** The registry's tool list is fixed for a deployment: cacheable by anyone for an hour. */
 const REGISTRY_CACHE = { ttlMs: 60 * 60 * 1000, cacheScope: "public" } as const;
 
-export function createRegistryServer(db: Db): Server {
+/** `hubOrigin`: the origin propose_tools' links point at (the one the request reached). */
+export function createRegistryServer(db: Db, hubOrigin: string): Server {
   const server = new Server(
     { name: "webmcp-hub-registry", title: "webmcp-hub marketplace", version: "0.1.0" },
     {
       capabilities: { tools: { listChanged: false } },
       instructions:
-        "Use search_tools to find website tools by what they do, then get_site for a site's full tool definitions.",
+        "Use search_tools to find website tools by what they do, then get_site for a site's full tool definitions. To let the user's agents call a site's tools with no tab open, propose_tools returns a link the user opens to confirm adding them to a channel.",
       cacheHints: { "tools/list": REGISTRY_CACHE, "server/discover": REGISTRY_CACHE },
     },
   );
@@ -121,9 +170,11 @@ export function createRegistryServer(db: Db): Server {
     const { name, arguments: args = {} } = request.params;
     if (name === "search_tools") return runTool(SearchToolsArgs, args, (a) => searchToolsCall(db, a));
     if (name === "get_site") return runTool(GetSiteArgs, args, (a) => getSiteCall(db, a));
+    if (name === "propose_tools")
+      return runTool(ProposeToolsArgs, args, (a) => proposeToolsCall(db, hubOrigin, a));
     throw new ProtocolError(
       ProtocolErrorCode.InvalidParams,
-      `Unknown tool: ${name}. Available tools: search_tools, get_site.`,
+      `Unknown tool: ${name}. Available tools: ${REGISTRY_TOOLS.map((t) => t.name).join(", ")}.`,
     );
   });
   return server;
@@ -213,18 +264,64 @@ async function getSiteCall(db: Db, a: z.infer<typeof GetSiteArgs>): Promise<Call
   };
 }
 
+/** The dashboard page that adds `names` (all when absent) of `host` to a channel once the user confirms. */
+export function proposalUrl(hubOrigin: string, host: string, names?: string[], channel?: string): string {
+  const query = [
+    ...(names ?? []).map((n) => `tool=${encodeURIComponent(n)}`),
+    ...(channel ? [`channel=${encodeURIComponent(channel)}`] : []),
+  ];
+  return `${hubOrigin}/sites/${encodeURIComponent(host)}/add${query.length ? `?${query.join("&")}` : ""}`;
+}
+
+async function proposeToolsCall(
+  db: Db,
+  hubOrigin: string,
+  a: z.infer<typeof ProposeToolsArgs>,
+): Promise<CallToolResult> {
+  const host = normalizeHost(a.site);
+  const { wanted, published, manifest } = await checkAddable(db.$client, host, a.tools);
+  const digests = await storedManifestDigests(manifest);
+  const tools = wanted.map((name) => {
+    const def = published.get(name)!;
+    return {
+      name,
+      title: def.title ?? def.annotations?.title ?? null,
+      readOnly: def.annotations?.readOnlyHint === true,
+      digest: digests[name]!,
+    };
+  });
+  const structured = {
+    url: proposalUrl(hubOrigin, host, a.tools ? wanted : undefined, a.channel),
+    site: host,
+    tools,
+  };
+  const text = [
+    `Proposed adding ${a.tools ? `${tools.length} tool${tools.length === 1 ? "" : "s"}` : `all ${tools.length} tools`} of ${host}${a.channel ? ` to channel ${a.channel}` : ""}: ${wanted.join(", ")}.`,
+    `Nothing was added yet: ask the user to open this link, sign in if needed, choose the channel and confirm.`,
+    structured.url,
+  ].join("\n");
+  return {
+    content: [
+      { type: "text", text },
+      { type: "text", text: JSON.stringify(structured) },
+    ],
+    structuredContent: structured,
+  };
+}
+
 /**
  * Handles one HTTP request statelessly, in the era the request speaks, with JSON responses: 2026-07-28
  * through the SDK's handler, 2025-era requests as before (a fresh server and stateless transport per request;
  * GET and DELETE, which need a session, answered 405 by the transport).
  */
 export async function handleRegistryMcp(request: Request, db: Db): Promise<Response> {
+  const hubOrigin = new URL(request.url).origin;
   if (await isLegacyRequest(request, undefined, { maxRequestBodySize: LIMITS.mcpRequestBytes })) {
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
     });
-    const server = createRegistryServer(db);
+    const server = createRegistryServer(db, hubOrigin);
     await server.connect(transport);
     try {
       return await transport.handleRequest(request);
@@ -233,7 +330,7 @@ export async function handleRegistryMcp(request: Request, db: Db): Promise<Respo
       void server.close();
     }
   }
-  const handler = createMcpHandler(() => createRegistryServer(db), {
+  const handler = createMcpHandler(() => createRegistryServer(db, hubOrigin), {
     legacy: "reject",
     responseMode: "json",
     maxRequestBodySize: LIMITS.mcpRequestBytes,
