@@ -72,7 +72,8 @@ describe("adding a site's tools to a channel", () => {
     const result = await (await connectAgent(ch)).callTool({ name: "greet", arguments: { text: "x" } });
     const text = (result.content as Array<{ text: string }>)[0]!.text;
     expect(text).not.toContain("evil.example");
-    expect(text).toContain(`Open a page of ${site.origin}`);
+    expect(text).toContain("publishes no page");
+    expect(text).toContain(`open a page of ${site.origin}`);
   });
 
   it("refuses unknown names (422, naming them) and stores nothing", async () => {
@@ -154,7 +155,7 @@ describe("added tools and the channel's agents", () => {
     });
   });
 
-  it("a call with no tab open is an isError naming the page to open, audited as disconnected", async () => {
+  it("a call with no tab open and no extension connected is an isError naming the page to open, audited as disconnected", async () => {
     const { site, ch } = await setup();
     expect((await addTools(ch, { host: site.host })).status).toBe(201);
     const agent = await connectAgent(ch);
@@ -162,11 +163,13 @@ describe("added tools and the channel's agents", () => {
     expect(result.isError).toBe(true);
     const text = (result.content as Array<{ text: string }>)[0]!.text;
     expect(text).toContain("no open tab offers it");
-    expect(text).toContain(`The page ${site.origin}/hello registers it`);
-    expect(text).toMatch(/webmcp-hub extension/);
-    // A tool that names no page says to open one of the site's that registers it.
+    expect(text).toContain("No browser with the webmcp-hub extension paired to this channel is connected");
+    expect(text).toContain(`${site.origin}/hello`);
+    // A tool that names no page cannot be opened: the answer says to open one of the site's that registers it.
     const sum = await agent.callTool({ name: "sum", arguments: { text: "x" } });
-    expect((sum.content as Array<{ text: string }>)[0]!.text).toContain(`Open a page of ${site.origin}`);
+    const sumText = (sum.content as Array<{ text: string }>)[0]!.text;
+    expect(sumText).toContain("publishes no page");
+    expect(sumText).toContain(`open a page of ${site.origin} that registers sum`);
     const audit = await api(`/api/channels/${ch.id}/audit`, { headers: owner(ch) });
     const entries = ((await audit.json()) as { entries: Array<{ tool: string; status: string }> }).entries;
     expect(entries.find((e) => e.tool === "greet")?.status).toBe("disconnected");

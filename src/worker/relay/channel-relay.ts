@@ -9,6 +9,7 @@ import { DurableObject } from "cloudflare:workers";
 import {
   ChannelConfigSchema,
   LIMITS,
+  errorResult,
   jsonDepth,
   PING_FRAME_TEXT,
   PONG_FRAME_TEXT,
@@ -28,6 +29,7 @@ import type { CallOutcome, CallRequest, ChannelTools } from "./channel-tools.js"
 import { McpSessions } from "./mcp-sessions.js";
 import type { ExposedTool, ProviderState } from "./naming.js";
 import { acceptTools, readProviderFrame, sendFrame } from "./provider-frames.js";
+import { PageOpener, type OpenResult } from "./page-opener.js";
 import { ProviderStore } from "./provider-store.js";
 import { ToolCatalog } from "./tool-catalog.js";
 import { ToolVerifier, presentTool, refusalText } from "./verification.js";
@@ -50,6 +52,8 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
   private readonly verifier: ToolVerifier;
   /** The marketplace tools the owner added, listed while no tab offers them (added-tools.ts). */
   private readonly added: AddedTools;
+  /** Opens an added tool's page through the paired extension when no tab offers it (page-opener.ts). */
+  private readonly opener: PageOpener;
   /** Each tool's verification as last checked (JSON), to tell agents when one changes (a site published). */
   private lastChecked = new Map<string, string>();
   private config: ChannelConfig | null = null;
@@ -77,6 +81,12 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
     this.outbox = new AuditOutbox(ctx.storage, env.DB, () => this.channelId);
     this.mcp = new McpSessions(this, this.sql);
     this.verifier = new ToolVerifier(env.DB);
+    this.opener = new PageOpener(ctx, (origin, originalName) => {
+      for (const t of this.catalog.exposed().values())
+        if (t.group === `tab:${origin}` && t.originalName === originalName && t.providerIds.length > 0)
+          return t.name;
+      return undefined;
+    });
   }
 
   get channelId(): string {
@@ -118,6 +128,7 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
         return this.mcp.handle(request, { tokenHash: relayed.tokenHash });
       case "provider":
         this.configure(relayed.config);
+        if (relayed.provider.role === "control") return this.opener.accept(relayed.provider, this.channelId);
         return this.providers.accept(relayed.provider, this.channelId);
       case "agent":
         this.configure(relayed.config);
@@ -129,6 +140,7 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
   // WebSocket events (hibernation API).
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    if (this.opener.isControl(ws)) return this.opener.message(ws, message);
     const provider = this.providers.ofSocket(ws);
     if (!provider) {
       ws.close(4000, "unknown provider");
@@ -197,6 +209,7 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
   }
 
   private dropProvider(ws: WebSocket): void {
+    if (this.opener.isControl(ws)) return this.opener.closed(ws);
     const provider = this.providers.remove(ws);
     if (!provider) return;
     this.calls.providerGone(provider);
@@ -221,7 +234,11 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
   }
 
   private toolsChanged(): void {
-    if (this.catalog.changed()) this.mcp.notifyToolsChanged();
+    if (this.catalog.changed()) {
+      this.mcp.notifyToolsChanged();
+      // A tab may have just registered a tool whose page is being opened on demand.
+      if (this.opener.size) this.opener.toolsChanged();
+    }
   }
 
   // ------------------------------------------------------------------------------------------------------
@@ -244,21 +261,31 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
     return new Map([...exposed].map(([name, t]) => [name, presentTool(t, checked.get(name), policy)]));
   }
 
-  async callTool(req: CallRequest): Promise<CallOutcome> {
-    await this.refreshAdded();
+  async callTool(req: CallRequest, { opened: wasOpened = false } = {}): Promise<CallOutcome> {
+    const started = Date.now();
+    if (!wasOpened) await this.refreshAdded();
     const exposed = this.catalog.exposed().get(req.name);
     if (exposed?.registry) {
-      // An added marketplace tool no tab offers: nothing can run it now. Audited `disconnected`, like a call
-      // whose provider is not connected (the tool did not run; it is not the tool's own error).
-      const outcome: CallOutcome = {
-        status: "disconnected",
-        result: { content: [{ type: "text", text: notOpenText(exposed) }], isError: true },
-      };
+      // An added marketplace tool no tab offers: the paired extension opens its page (page-opener.ts), and
+      // the call runs once a tab offers the tool. If it cannot, the call ends with why, audited like a call
+      // that never reached its provider (`disconnected`), or as the user's `denied`, or a `timeout`.
+      const opened: OpenResult = wasOpened
+        ? {
+            ready: false,
+            outcome: {
+              status: "disconnected",
+              result: errorResult(
+                `The tab that opened for ${exposed.originalName} closed or stopped offering it before the call could run; call it again.`,
+              ),
+            },
+          }
+        : await this.opener.open(exposed, req);
+      if (opened.ready) return this.callTool({ ...req, name: opened.name }, { opened: true });
       const args = req.arguments ?? {};
       const argText =
         jsonDepth(args, LIMITS.jsonDepthMax) === Number.POSITIVE_INFINITY ? "" : JSON.stringify(args);
-      await this.audit({ req, outcome, exposed, providerId: null, argText, started: Date.now() });
-      return outcome;
+      await this.audit({ req, outcome: opened.outcome, exposed, providerId: null, argText, started });
+      return opened.outcome;
     }
     const isTab = exposed?.group.startsWith("tab:") ?? false;
     let verification: ToolVerification | undefined =
@@ -362,6 +389,9 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
       })),
       sessions: this.mcp.size,
       pendingCalls: this.calls.size,
+      // Browsers whose extension can open an added tool's page on demand, and opens under way.
+      extensionsConnected: this.opener.connected(),
+      pendingOpens: this.opener.size,
       pendingAudit: this.outbox.pending(),
     };
   }
@@ -391,16 +421,6 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
   async revokeAgent(agentTokenId: string): Promise<number> {
     return this.mcp.closeAgent(agentTokenId);
   }
-}
-
-/** Why an added marketplace tool cannot be called now, and how to make it callable. */
-function notOpenText(tool: ExposedTool): string {
-  const site = tool.registry?.site ?? tool.label;
-  const page = tool.registry?.page;
-  const where = page
-    ? `The page ${page} registers it: open that page in a browser with the webmcp-hub extension paired to this channel (or, if the page embeds /bridge.js, pair it there), then call ${tool.name} again.`
-    : `Open a page of ${tool.origin ?? site} that registers it, in a browser with the webmcp-hub extension paired to this channel (or a page that embeds /bridge.js, paired to it), then call ${tool.name} again.`;
-  return `${tool.name} was not called: it is ${site}'s published tool, added to this channel from the marketplace, and no open tab offers it right now. ${where}`;
 }
 
 function policyOf(config: ChannelConfig | null): VerificationPolicy {

@@ -2,6 +2,7 @@
 // channel's ChannelRelay after authentication here, at the edge.
 import { Hono, type Context } from "hono";
 import {
+  CONTROL_QUERY,
   LIMITS,
   RELAY_HEADER,
   RELAY_SUBPROTOCOL,
@@ -44,13 +45,15 @@ relayRoutes.get("/:channelId", async (c) => {
   const origin = c.req.header("origin");
   let row: Awaited<ReturnType<typeof authenticateProvider>>;
   /** Who the provider is, as agents and the console see it. */
-  let who: Pick<ProviderAttachment, "kind" | "label" | "origin" | "pairedFromPage" | "via">;
+  let who: Pick<ProviderAttachment, "kind" | "label" | "origin" | "pairedFromPage" | "via" | "role">;
   try {
     row = await authenticateProvider(c.var.db, c.req.param("channelId"), token, origin);
     who =
-      row.kind === "extension"
-        ? extensionTab(relayTabOrigin(c.req.query("origin")))
-        : { kind: row.kind, label: row.label, origin: row.origin, pairedFromPage: row.pairedFromPage };
+      row.kind !== "extension"
+        ? { kind: row.kind, label: row.label, origin: row.origin, pairedFromPage: row.pairedFromPage }
+        : c.req.query(CONTROL_QUERY) === "1"
+          ? extensionControl()
+          : extensionTab(relayTabOrigin(c.req.query("origin")));
   } catch (e) {
     // A browser cannot read why an upgrade was refused (401 and 403 look like a network error), so a page's
     // refused socket is accepted, told why in an error frame and closed with a code it can read: 4001 for a
@@ -98,6 +101,21 @@ function extensionTab(tabOrigin: string) {
     origin: tabOrigin,
     pairedFromPage: false,
     via: "extension" as const,
+  };
+}
+
+/**
+ * The extension's control socket (protocol/control-frames.ts): not a provider, it offers no tools; the channel
+ * asks over it to open an added marketplace tool's page on demand. Only an extension token may open one.
+ */
+function extensionControl() {
+  return {
+    kind: "tab" as const,
+    label: "browser extension",
+    origin: null,
+    pairedFromPage: false,
+    via: "extension" as const,
+    role: "control" as const,
   };
 }
 
