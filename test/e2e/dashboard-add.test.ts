@@ -1,0 +1,78 @@
+// "Add from the marketplace" in the dashboard (issue 16), in a real Chromium against `wrangler dev`
+// (test/e2e/global-setup.ts, which seeds the verified demo site): a channel created in the dashboard, the
+// demo site's tool added to it from the tool page's "Add to a channel", the console's "Marketplace tools
+// added" listing it, and its Remove button taking it away; the REST API confirms each step.
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { launchBrowser, type E2EBrowser } from "./browser.js";
+import { api, createChannelInUi } from "./hub-api.js";
+
+const hubUrl = inject("hubUrl");
+const demoHost = inject("demoHost");
+const enc = encodeURIComponent;
+/** expect.poll with room for a busy machine. */
+const poll = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 15_000 });
+const squash = (text: string | null | undefined) => (text ?? "").replace(/\s+/g, " ").trim();
+
+describe("adding a marketplace tool to a channel in the dashboard", () => {
+  let browser: E2EBrowser;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it("adds the tool from its page, lists it in the console, and removes it there", async () => {
+    const { body: manifest } = await api(`/api/sites/${enc(demoHost)}/manifest`);
+    const toolName: string = manifest.manifest.tools[0].name;
+    const page = await browser.newPage();
+    const channel = await createChannelInUi(page, "Add from the marketplace");
+    const addedNames = async () => {
+      const { status, body } = await api(`/api/channels/${enc(channel.id)}/tools`, {
+        token: channel.ownerKey,
+      });
+      expect(status).toBe(200);
+      return (body.tools as Array<{ host: string; name: string; status: string }>).map(
+        (t) => `${t.host} ${t.name} ${t.status}`,
+      );
+    };
+    expect(await addedNames()).toEqual([]);
+
+    // The tool page: the chooser lists the channel this browser keeps; Add says what was added.
+    await page.goto(`${hubUrl}/sites/${enc(demoHost)}/tools/${enc(toolName)}`);
+    const section = page.locator("#add-to-channel");
+    const chooser = section.getByLabel("Channel");
+    await poll(() => chooser.isEnabled()).toBe(true);
+    await chooser.selectOption(channel.id);
+    await section.getByRole("button", { name: "Add to channel" }).click();
+    const status = section.getByRole("status");
+    await poll(async () => squash(await status.textContent())).toContain("Added.");
+    expect(squash(await status.textContent())).toContain(
+      `The tool ${toolName} of ${demoHost} is now in “Add from the marketplace”`,
+    );
+    expect(await addedNames()).toEqual([`${demoHost} ${toolName} listed`]);
+
+    // The console, through the status's link: the tool is listed to agents, with a Remove button.
+    await Promise.all([
+      page.waitForURL(new RegExp(`/channels/${channel.id}#added-tools$`)),
+      status.getByRole("link", { name: "Open the console of “Add from the marketplace”" }).click(),
+    ]);
+    const added = page.locator("#added-tools");
+    await poll(async () => squash(await added.locator("#added-summary").textContent())).toBe(
+      "1 tool added, 1 listed to agents now.",
+    );
+    const row = added.locator(`tr[data-tool="${toolName}"]`);
+    expect(squash(await row.locator("th").textContent())).toContain(toolName);
+    expect(squash(await row.locator('td[data-label="Agents"]').textContent())).toBe("listed to agents");
+    expect(await added.getByRole("heading", { name: demoHost }).count()).toBe(1);
+
+    page.once("dialog", (d) => void d.accept());
+    await row.getByRole("button", { name: `Remove ${toolName} of ${demoHost}` }).click();
+    await poll(async () => squash(await added.locator("#added-summary").textContent())).toBe(
+      "No marketplace tools added yet.",
+    );
+    expect(await added.locator("tr[data-tool]").count()).toBe(0);
+    expect(await addedNames()).toEqual([]);
+    await page.close();
+  });
+});
