@@ -2,6 +2,7 @@
 // and the Durable Object classes wrangler binds.
 import { createApp } from "./app.js";
 import { database } from "./db/client.js";
+import { pushSiteChange } from "./channels/site-push.js";
 import { settingsOf } from "./env.js";
 import { closeChannelRelay, runMaintenance } from "./maintenance.js";
 import { REVERIFY_CRON, runReverification } from "./registry/reverify.js";
@@ -15,10 +16,13 @@ export default {
   async scheduled(controller, env) {
     const settings = settingsOf(env);
     if (controller.cron === REVERIFY_CRON) {
-      const report = await runReverification(database(env.DB), controller.scheduledTime, {
-        allowPrivate: settings.ALLOW_PRIVATE_ORIGINS,
-        dohUrl: settings.DOH_URL,
-      });
+      const report = await runReverification(
+        database(env.DB),
+        controller.scheduledTime,
+        { allowPrivate: settings.ALLOW_PRIVATE_ORIGINS, dohUrl: settings.DOH_URL },
+        undefined,
+        (host) => pushSiteChange(env, host),
+      );
       console.log("reverify", JSON.stringify(report));
       return;
     }

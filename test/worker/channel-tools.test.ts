@@ -261,4 +261,37 @@ describe("added tools and the channel's agents", () => {
     expect((await added(ch)).map((t) => t.status)).toEqual(["listed", "listed"]);
     expect((await agent.listTools()).tools.map((t) => t.name)).toEqual(["greet", "sum"]);
   });
+
+  it("a site delisted, relisted or republished through the API reaches the channel at once (no cache wait)", async () => {
+    const { site, ch } = await setup();
+    expect((await addTools(ch, { host: site.host, tools: ["greet"] })).status).toBe(201);
+    const agent = await connectAgent(ch);
+    expect((await agent.listTools()).tools.map((t) => t.name)).toEqual(["greet"]);
+    let changed = 0;
+    agent.setNotificationHandler("notifications/tools/list_changed", () => {
+      changed++;
+    });
+    const publisher = { authorization: `Bearer ${site.key}` };
+    /** Waits for the next list_changed and returns what the agent lists then (never GET /tools: no re-read). */
+    const next = async () => {
+      const before = changed;
+      for (let i = 0; i < 100 && changed === before; i++) await settle(20);
+      expect(changed).toBeGreaterThan(before);
+      return (await agent.listTools()).tools;
+    };
+
+    expect((await api(`/api/sites/${site.host}/delist`, { method: "POST", headers: publisher })).status).toBe(
+      200,
+    );
+    expect(await next()).toEqual([]);
+    expect((await api(`/api/sites/${site.host}/relist`, { method: "POST", headers: publisher })).status).toBe(
+      200,
+    );
+    expect((await next()).map((t) => t.name)).toEqual(["greet"]);
+    const republished = await publish(site.host, site.key, {
+      tools: [tool("greet", { description: "Greets, republished.", pages: ["/hello"] })],
+    });
+    expect(republished.status).toBe(201);
+    expect((await next()).map((t) => t.description)).toEqual(["Greets, republished."]);
+  });
 });

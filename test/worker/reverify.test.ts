@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import worker from "../../src/worker/index.js";
 import { REVERIFY_CRON, REVERIFY_INTERVAL_MS } from "../../src/worker/registry/reverify.js";
 import { api, publish, setTxt, tool, verifiedSite, fakeOrigin, register, verify } from "./helpers.js";
+import { connectAgent, createChannel } from "./relay-helpers.js";
 
 const PROOF = "/.well-known/webmcp-hub-verify";
 const DAY = 24 * 60 * 60 * 1000;
@@ -176,5 +177,33 @@ describe("scheduled re-verification", () => {
     const rows = await env.DB.prepare("SELECT used_at FROM challenges WHERE host = ?").bind(site.host).all();
     expect(rows.results).toHaveLength(1);
     expect(rows.results[0]!.used_at).not.toBeNull();
+  });
+
+  it("a site that lapses or is restored by the schedule reaches the channels that added its tools at once", async () => {
+    const site = await verifiedSite();
+    const token = await tokenOf(site.host);
+    expect((await publish(site.host, site.key, { tools: [tool("lapse_pushed")] })).status).toBe(201);
+    const ch = await createChannel();
+    const add = await api(`/api/channels/${ch.id}/tools`, {
+      method: "POST",
+      json: { host: site.host },
+      headers: { authorization: `Bearer ${ch.ownerKey}` },
+    });
+    expect(add.status).toBe(201);
+    const agent = await connectAgent(ch);
+    expect((await agent.listTools()).tools.map((t) => t.name)).toEqual(["lapse_pushed"]);
+
+    let at = Date.now() + 1000;
+    await site.origin_.setRoutes({ [PROOF]: { status: 404, body: "gone" } });
+    for (let i = 0; i < 3; i++) await cron(site.host, (at += REVERIFY_INTERVAL_MS + 1000));
+    expect((await state(site.host)).status).toBe("unverified");
+    // The schedule told the channel: no cache wait, no owner action.
+    expect((await agent.listTools()).tools).toEqual([]);
+
+    await site.origin_.setRoutes({ [PROOF]: { body: token } });
+    await cron(site.host, (at += REVERIFY_INTERVAL_MS + 1000));
+    expect((await state(site.host)).status).toBe("verified");
+    expect((await agent.listTools()).tools.map((t) => t.name)).toEqual(["lapse_pushed"]);
+    await agent.close();
   });
 });

@@ -12,6 +12,7 @@ export interface RelayApi {
   checkedSnapshot(config: ChannelConfig): Promise<ReturnType<ChannelRelay["snapshot"]>>;
   callOnce(config: ChannelConfig, call: PlainCall): Promise<CallOutcome>;
   addedToolsChanged(config: ChannelConfig): Promise<void>;
+  siteChanged(config: ChannelConfig): Promise<void>;
   flushAudit(): Promise<number>;
   revokeProvider(tokenId: string): Promise<number>;
   revokeAgent(agentTokenId: string): Promise<number>;

@@ -55,6 +55,8 @@ export async function runReverification(
   now: number,
   proof: ProofContext,
   limit = REVERIFY_BATCH,
+  /** Told of each site whose status changed (lapsed or restored): channels that added its tools hear it. */
+  statusChanged: (host: string) => Promise<unknown> = async () => {},
 ): Promise<ReverifyReport> {
   const due = await db.all<DueSite>(sql`SELECT s.host, s.origin, s.status, s.verification_method,
       s.verify_failures,
@@ -67,10 +69,12 @@ export async function runReverification(
     LIMIT ${limit}`);
   const report: ReverifyReport = { checked: 0, passed: 0, failed: 0, lapsed: 0, restored: 0, skipped: 0 };
   for (let i = 0; i < due.length; i += CONCURRENCY) {
-    const outcomes = await Promise.all(due.slice(i, i + CONCURRENCY).map((s) => recheck(db, s, now, proof)));
-    for (const o of outcomes) {
+    const batch = due.slice(i, i + CONCURRENCY);
+    const outcomes = await Promise.all(batch.map((s) => recheck(db, s, now, proof)));
+    for (const [j, o] of outcomes.entries()) {
       report.checked++;
       report[o]++;
+      if (o === "lapsed" || o === "restored") await statusChanged(batch[j]!.host);
     }
   }
   return report;

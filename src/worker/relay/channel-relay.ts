@@ -402,6 +402,17 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
     await this.refreshAdded(true);
   }
 
+  /**
+   * A site whose tools the channel added changed in the registry (channels/site-push.ts): read the added
+   * tools now and check live tools again, so agents hear at once what changed.
+   */
+  async siteChanged(config: ChannelConfig): Promise<void> {
+    this.configure(config);
+    this.verifier.forget();
+    await this.refreshAdded(true);
+    if (this.providers.size) this.mcp.notifyToolsChanged();
+  }
+
   /** Ships pending audit rows now (the audit API calls this so a reader sees every finished call). */
   async flushAudit(): Promise<number> {
     return this.outbox.flush();

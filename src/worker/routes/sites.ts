@@ -39,6 +39,7 @@ import { siteTools } from "../registry/search.js";
 import { exportTools } from "../registry/export.js";
 import { parseUpdatedSince, sitesFeed } from "../registry/feeds.js";
 import { currentAccount, requireHubOrigin } from "../accounts/session.js";
+import { pushSiteChange } from "../channels/site-push.js";
 
 export const siteRoutes = new Hono<AppEnv>();
 
@@ -114,12 +115,21 @@ siteRoutes.post("/:host/verify", async (c) => {
     c.var.now,
     (await currentAccount(c))?.id ?? null,
   );
+  pushLater(c, result.site.host);
   return c.json({
     site: result.site,
     publisherKey: result.publisherKey,
     note: "The publisher key is shown once. Store it now.",
   });
 });
+
+/**
+ * Tells the channels that added the site's tools that it changed (channels/site-push.ts), after the answer:
+ * the publisher does not wait for every channel.
+ */
+function pushLater(c: AppContext, host: string): void {
+  c.executionCtx.waitUntil(pushSiteChange(c.env, host));
+}
 
 /** The publisher key (`Authorization: Bearer whp_…`) or, without one, the signed-in account that owns the site. */
 async function publisherOrOwner(c: AppContext) {
@@ -139,11 +149,13 @@ async function publisherOrOwner(c: AppContext) {
 // carries a tombstone. Relisting (or any successful publish) lists it again. Both are idempotent.
 siteRoutes.post("/:host/delist", async (c) => {
   const site = await delistSite(c.var.db, await publisherOrOwner(c), c.var.now);
+  pushLater(c, site.host);
   return c.json({ site: siteView(site) });
 });
 
 siteRoutes.post("/:host/relist", async (c) => {
   const site = await relistSite(c.var.db, await publisherOrOwner(c), c.var.now);
+  pushLater(c, site.host);
   return c.json({ site: siteView(site) });
 });
 
@@ -161,6 +173,7 @@ siteRoutes.put("/:host/manifest", async (c) => {
   const manifest = parseManifestText(await readBodyText(c, LIMITS.manifestBytes));
   const result = await publishManifest(c.var.db, site, manifest, "api", c.var.now);
   await restoreListing(c.var.db, site, c.var.now);
+  pushLater(c, site.host);
   return c.json(result, result.unchanged ? 200 : 201);
 });
 
@@ -168,6 +181,7 @@ siteRoutes.post("/:host/manifest/refresh", async (c) => {
   const site = await authenticatePublisher(c.var.db, c.req.param("host"), c.req.header("authorization"));
   const result = await refreshManifest(c.var.db, site, c.var.settings.ALLOW_PRIVATE_ORIGINS, c.var.now);
   await restoreListing(c.var.db, site, c.var.now);
+  pushLater(c, site.host);
   return c.json(result, result.unchanged ? 200 : 201);
 });
 
