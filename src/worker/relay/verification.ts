@@ -58,6 +58,8 @@ interface CacheEntry {
 export class ToolVerifier {
   private readonly origins = new Map<string, CacheEntry>();
   private readonly liveDigests = new Map<string, string>();
+  /** Each exposed tool's live digest, by its descriptor object (see compare). */
+  private readonly byDescriptor = new WeakMap<object, string>();
 
   constructor(
     private readonly db: D1Database,
@@ -94,8 +96,14 @@ export class ToolVerifier {
         : { status: "unpublished" };
     }
     const live = liveDefinition(tool);
-    if ((await this.liveDigest(live)) === published.digest)
-      return { status: "verified", site: set.host, version: set.version };
+    // The catalog keeps its ExposedTool objects until the channel's tools change: a tool's digest is worked
+    // out once per change of the catalog, not canonicalized again on every call.
+    let digest = this.byDescriptor.get(tool.descriptor);
+    if (digest === undefined) {
+      digest = await this.liveDigest(live);
+      this.byDescriptor.set(tool.descriptor, digest);
+    }
+    if (digest === published.digest) return { status: "verified", site: set.host, version: set.version };
     return {
       status: "changed",
       site: set.host,
