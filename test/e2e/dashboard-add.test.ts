@@ -1,7 +1,9 @@
 // "Add from the marketplace" in the dashboard (issue 16), in a real Chromium against `wrangler dev`
 // (test/e2e/global-setup.ts, which seeds the verified demo site): a channel created in the dashboard, the
 // demo site's tool added to it from the tool page's "Add to a channel", the console's "Marketplace tools
-// added" listing it, and its Remove button taking it away; the REST API confirms each step.
+// added" listing it, and its Remove button taking it away; then an agent's proposal confirmed on
+// /sites/:host/add (its channel pre-selected, one tool unchecked) and the site's tools removed at once. The
+// REST API confirms each step.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { launchBrowser, type E2EBrowser } from "./browser.js";
 import { api, createChannelInUi } from "./hub-api.js";
@@ -22,7 +24,7 @@ describe("adding a marketplace tool to a channel in the dashboard", () => {
     await browser?.close();
   });
 
-  it("adds the tool from its page, lists it in the console, and removes it there", async () => {
+  it("adds a tool from its page and a proposal's chosen tool, lists them in the console, removes them there", async () => {
     const { body: manifest } = await api(`/api/sites/${enc(demoHost)}/manifest`);
     const toolName: string = manifest.manifest.tools[0].name;
     const page = await browser.newPage();
@@ -72,6 +74,30 @@ describe("adding a marketplace tool to a channel in the dashboard", () => {
       "No marketplace tools added yet.",
     );
     expect(await added.locator("tr[data-tool]").count()).toBe(0);
+    expect(await addedNames()).toEqual([]);
+
+    // A proposal of two tools, confirmed on the add page with the first unchecked: only the second is added.
+    const [first, second] = manifest.manifest.tools as Array<{ name: string }>;
+    await page.goto(
+      `${hubUrl}/sites/${enc(demoHost)}/add?tool=${enc(first!.name)}&tool=${enc(second!.name)}&channel=${enc(channel.id)}`,
+    );
+    const confirm = page.locator("#add-to-channel");
+    await poll(() => confirm.getByLabel("Channel").isEnabled()).toBe(true);
+    expect(await confirm.getByLabel("Channel").inputValue()).toBe(channel.id);
+    await confirm.locator(`input[type="checkbox"][value="${first!.name}"]`).uncheck();
+    await confirm.getByRole("button", { name: "Add to channel" }).click();
+    await poll(async () => squash(await confirm.getByRole("status").textContent())).toContain(
+      `The tool ${second!.name} of ${demoHost}`,
+    );
+    expect(await addedNames()).toEqual([`${demoHost} ${second!.name} listed`]);
+
+    await page.goto(`${hubUrl}/channels/${enc(channel.id)}`);
+    await poll(() => added.locator(`tr[data-tool="${second!.name}"]`).count()).toBe(1);
+    page.once("dialog", (d) => void d.accept());
+    await added.getByRole("button", { name: `Remove all tools of ${demoHost}` }).click();
+    await poll(async () => squash(await added.locator("#added-summary").textContent())).toBe(
+      "No marketplace tools added yet.",
+    );
     expect(await addedNames()).toEqual([]);
     await page.close();
   });
