@@ -3,8 +3,10 @@
 // the client's self-declared name as secondary text), where (the tab's origin as the browser reported it, and
 // for a tool of one of the tab's frames, that frame's origin, which the page's frames report),
 // what (tool and arguments, as text only) and until when; the user approves, denies or always allows on this
-// channel. Deny has the focus, so Enter or Space pressed by habit never approves, and Approve only arms a
-// moment after the window is shown or focused, so a click aimed at something else cannot land on it.
+// channel. The same window asks before the extension opens a page for an agent (kind "open", showOpen: the
+// page, the tool, whether it asks again; "Don't open" / "Open page"). Deny has the focus, so Enter or Space
+// pressed by habit never approves, and Approve only arms a moment after the window is shown or focused, so a
+// click aimed at something else cannot land on it.
 import { verificationText } from "../src/protocol/verification-text.js";
 import { byId, showError } from "../web/client/lib/dom.js";
 import type { ApprovalDecision, ApprovalState } from "./messages.js";
@@ -55,12 +57,37 @@ function show(approval: ApprovalState): void {
   checked.hidden = byId("verification-term").hidden = !approval.verification;
   byId("arguments").textContent = prettyArguments(approval.arguments);
   document.title = `Approve ${approval.tool} on ${approval.origin}? — webmcp-hub`;
+  if (approval.kind === "open") showOpen(approval);
   byId("loading").hidden = true;
   byId("request").hidden = false;
   tick();
   tickTimer = setInterval(tick, 250);
   arm();
   deny.focus();
+}
+
+/**
+ * An agent asks to open a page for a tool no tab offers (issue 16, "Open on demand"): the same window, with
+ * the page to open and whether the tool asks again before it runs, and "Don't open" / "Open page" as the
+ * buttons (no "always": each open is asked for; the user can share the site always from the popup).
+ */
+function showOpen(approval: ApprovalState): void {
+  byId("request-heading").textContent = "Open a page for an agent?";
+  byId("request-intro").textContent =
+    "An agent on your channel wants to use a tool of a site that no open tab offers. To run it, the extension " +
+    "would open the site's page in a new tab and share that tab with the channel while it stays on the site.";
+  byId("site").textContent = approval.site ? `${approval.site} (${approval.origin})` : approval.origin;
+  byId("page").textContent = approval.url ?? "";
+  byId("page").hidden = byId("page-term").hidden = false;
+  byId("asks-again").textContent = approval.readOnly
+    ? "The tool is read-only: once the page is open, it runs without asking again."
+    : "The tool can change things: you will be asked again before it runs.";
+  byId("asks-again").hidden = byId("asks-again-term").hidden = false;
+  byId("arguments-section").hidden = true;
+  deny.textContent = "Don't open";
+  approve.textContent = "Open page";
+  always.hidden = true;
+  document.title = `Open ${approval.url ?? approval.origin} for ${approval.agent}? — webmcp-hub`;
 }
 
 function tick(): void {
@@ -71,7 +98,10 @@ function tick(): void {
     countdown.textContent = `The hub waits ${formatCountdown(left)} more for your answer.`;
     return;
   }
-  countdown.textContent = "Time is up: the hub has given up on this call.";
+  countdown.textContent =
+    shown.kind === "open"
+      ? "Time is up: the hub no longer waits for this page."
+      : "Time is up: the hub has given up on this call.";
   stop();
 }
 

@@ -40,6 +40,15 @@ export interface PairingState {
 
 export interface ApprovalState {
   id: string;
+  /**
+   * "call" (absent in older builds): a call waits to reach a shared tab. "open": the hub asks to open a page
+   * for a tool no tab offers (control-socket.ts); `tabId` is then -1 (no tab yet) and `arguments` empty.
+   */
+  kind?: "call" | "open";
+  /** For "open": the page to open (on `origin`), the site's host in the registry, and whether the tool is read-only. */
+  url?: string;
+  site?: string;
+  readOnly?: boolean;
   channelId: string;
   channelName: string | null;
   /** The agent, by the label the channel's owner gave its token (the hub's `approval.agent`). */
@@ -76,6 +85,8 @@ export interface ExtensionState {
   /** The tab the popup was opened over (it may have no tools), when the popup asked with its tabId. */
   current: TabState | null;
   approvals: ApprovalState[];
+  /** The connection that lets the hub ask this browser to open a tool's page (only while paired). */
+  control?: "connecting" | "connected" | "offline" | null;
 }
 
 export type ApprovalDecision = "approve" | "deny" | "always";

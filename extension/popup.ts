@@ -57,6 +57,9 @@ function render(state: ExtensionState): void {
   byId("status-text").textContent = state.pairing
     ? `Paired with the channel “${channelLabel(state.pairing)}” on ${hubLabel(state.pairing.hubOrigin)}.`
     : `Not paired. Pair this browser with a channel on ${hubLabel(state.hubUrl)} to relay the sites you allow.`;
+  const control = byId("control-text");
+  control.textContent = state.pairing ? controlText(state.control ?? null) : "";
+  control.hidden = !state.pairing;
   showError(byId("problem"), state.problem);
   byId("pair-section").hidden = paired;
   byId("paired-section").hidden = !paired;
@@ -71,6 +74,13 @@ function render(state: ExtensionState): void {
   byId("hub-help").textContent =
     (paired ? "Saving a different hub unpairs this browser. " : "") + `Default: ${state.defaultHubUrl}`;
   input("incognito").checked = state.incognito;
+}
+
+/** Whether agents can ask this browser to open a marketplace tool's page (the control socket), in a sentence. */
+function controlText(status: ExtensionState["control"]): string {
+  return status === "connected"
+    ? "Agents on this channel can ask this browser to open a tool's page; you are asked first."
+    : `Opening tools' pages for agents: ${connectionText(status ?? null)}.`;
 }
 
 function renderSite(state: ExtensionState): void {
@@ -142,7 +152,13 @@ function renderApprovals(state: ExtensionState): void {
       h(
         "li",
         null,
-        h("span", { class: "title" }, h("code", null, a.tool), ` on ${a.origin}`),
+        h(
+          "span",
+          { class: "title" },
+          a.kind === "open" ? "Open a page for " : "",
+          h("code", null, a.tool),
+          ` on ${a.origin}`,
+        ),
         h("span", { class: "muted" }, `asked by ${a.agent}`),
       ),
     ),

@@ -2,7 +2,9 @@
 // labelled with the origin the browser reports), decides which tabs are shared (the user's per-site
 // decisions, incognito off unless turned on), gives each shared tab its own connection to the hub
 // (tab-socket.ts), asks for approval before a call that is not read-only reaches the page (approvals.ts),
-// answers the popup and the approval window (messages.ts), and keeps the toolbar badge current.
+// keeps one control socket while paired over which the hub asks to open a tool's page (control-socket.ts;
+// "Open on demand": the user is asked first, in the same approval window), answers the popup and the
+// approval window (messages.ts), and keeps the toolbar badge current.
 //
 // Chrome stops an idle service worker and starts it again on the next event; all state that must outlive it
 // is in chrome.storage (settings.ts). When it starts it asks every tab for its tools again, and shared tabs
@@ -10,10 +12,12 @@
 // alarm wakes it once a minute to reconcile, and open sockets ping every 20 s (which keeps it running while
 // something is shared).
 import { errorResult } from "../src/bridge/results.js";
+import type { OpenFrame } from "../src/protocol/control-frames.js";
 import type { CallFrame } from "../src/protocol/frames.js";
 import { readVerification } from "../src/protocol/verification-text.js";
 import type { CallToolResult } from "../src/protocol/results.js";
 import { Approvals } from "./approvals.js";
+import { ControlSocket } from "./control-socket.js";
 import {
   STATE_CHANGED,
   isExtensionPage,
@@ -36,7 +40,7 @@ import {
 } from "./settings.js";
 import { decisionOf, sharingOf, type SharingRules } from "./sharing.js";
 import { TabToolStore, type TabTools } from "./tab-tools.js";
-import { TabSocket } from "./tab-socket.js";
+import { TabSocket, type SocketStatus } from "./tab-socket.js";
 
 const KEEPALIVE_ALARM = "keepalive";
 const PAIR_LABEL = "browser extension";
@@ -52,6 +56,9 @@ const sockets = new Map<number, TabSocket>();
 /** Calls in flight, by `${tabId}:${callId}`: the tab they run in and their approval request while waiting. */
 const calls = new Map<string, { tabId: number; socket: TabSocket; approvalId?: string }>();
 const titles = new Map<number, string>();
+/** The control socket while paired (control-socket.ts), and the opens it carries waiting for the user. */
+let control: ControlSocket | null = null;
+const opens = new Map<string, { socket: ControlSocket; approvalId: string }>();
 /** Tab origins the hub refused to relay (invalid_origin): not retried until the service worker restarts. */
 const refusedOrigins = new Set<string>();
 
@@ -86,6 +93,8 @@ function reconcile(): void {
     store.line(tab.tabId)?.postMessage({ type: "shared", shared } satisfies SharedMessage);
   }
   for (const tabId of sockets.keys()) if (!store.get(tabId)) closeSocket(tabId);
+  if (control && control.pairing !== pairing) closeControl();
+  if (!control && pairing) openControl(pairing);
   changed();
 }
 
@@ -129,6 +138,120 @@ function closeSocket(tabId: number): void {
   sockets.delete(tabId);
   socket.close();
   void chrome.action.setBadgeText({ tabId, text: null as unknown as string }).catch(() => {});
+}
+
+// ------------------------------------------------------------------------------------------------------------
+// Opening a tool's page when the hub asks (issue 16, "Open on demand"; src/protocol/control-frames.ts).
+
+function openControl(pairing: StoredPairing): void {
+  const socket: ControlSocket = new ControlSocket(pairing, {
+    open: (frame) => void openPage(socket, frame),
+    cancel: (id) => withdrawOpen(id),
+    closed: () => {
+      // The hub stops waiting for the opens of a closed socket: their prompts go.
+      for (const [id, open] of [...opens]) if (open.socket === socket) withdrawOpen(id);
+    },
+    refused: (code, errorCode, message) => {
+      // A hub without control sockets takes it for a tab socket with no origin: only opening pages is off.
+      if (errorCode === "invalid_origin") console.warn(`webmcp-hub: the hub opens no pages: ${message}`);
+      else void refused(code, message);
+      changed();
+    },
+    statusChanged: () => changed(),
+    warn: (message) => console.warn(`webmcp-hub (opening pages): ${message}`),
+  });
+  control = socket;
+  socket.connect();
+}
+
+function closeControl(): void {
+  const socket = control;
+  control = null;
+  socket?.close();
+}
+
+/** The hub no longer waits for this open (cancelled, timed out, the socket closed): withdraw its prompt. */
+function withdrawOpen(id: string): void {
+  const open = opens.get(id);
+  if (!open) return;
+  opens.delete(id);
+  approvals.withdraw(open.approvalId);
+}
+
+const NEVER_HELP =
+  "To let agents open it, change the site's decision in the webmcp-hub extension's popup (Sites), or open the page yourself and allow it there.";
+
+/**
+ * One `open` from the hub, answered exactly once (unless the hub withdrew it first): checks the page, asks
+ * the user in the approval window, opens a visible new tab and shares it as "Allow once" unless the site is
+ * always shared. A site the user never shares is refused without asking.
+ */
+async function openPage(socket: ControlSocket, frame: OpenFrame): Promise<void> {
+  if (opens.has(frame.id)) return; // one prompt per open id
+  let url: URL;
+  try {
+    url = new URL(frame.url);
+  } catch {
+    return socket.openFailed(frame.id, "invalid", "The page's address is not a URL.");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    return socket.openFailed(frame.id, "invalid", "Only http(s) pages are opened.");
+  if (url.origin !== frame.origin)
+    return socket.openFailed(
+      frame.id,
+      "invalid",
+      `The page ${url.href} is not on the site's origin ${frame.origin}.`,
+    );
+  const origin = url.origin;
+  const blocked = () =>
+    socket.openFailed(frame.id, "blocked", `The user never shares ${origin} in the extension. ${NEVER_HELP}`);
+  const never = () => settings.sites[origin] === "never";
+  if (never()) return blocked();
+  const approvalId = crypto.randomUUID();
+  const entry = { socket, approvalId };
+  opens.set(frame.id, entry);
+  // The hub sends open-cancel when it stops waiting; this is the fallback if that frame never comes.
+  const expire = setTimeout(() => approvals.withdraw(approvalId), frame.timeoutMs);
+  const outcome = await approvals.ask({
+    id: approvalId,
+    kind: "open",
+    channelId: socket.pairing.channelId,
+    channelName: socket.pairing.channelName,
+    agent: frame.agent,
+    client: frame.client ?? null,
+    tabId: -1,
+    origin,
+    site: frame.site,
+    url: url.href,
+    tool: frame.tool,
+    title: frame.title ?? null,
+    readOnly: frame.readOnly,
+    arguments: {},
+    deadline: Date.now() + frame.timeoutMs,
+  });
+  clearTimeout(expire);
+  if (opens.get(frame.id) !== entry) return; // the hub withdrew it: it waits for no answer
+  opens.delete(frame.id);
+  if (never()) return blocked(); // decided "never" meanwhile
+  if (outcome === "withdrawn")
+    return socket.openFailed(frame.id, "declined", "The user did not answer in time.");
+  if (outcome === "deny")
+    return socket.openFailed(frame.id, "declined", "The user chose not to open the page.");
+  let tabId: number | undefined;
+  try {
+    tabId = (await chrome.tabs.create({ url: url.href, active: true })).id;
+  } catch (e) {
+    return socket.openFailed(frame.id, "failed", `The browser could not open the page: ${String(e)}`);
+  }
+  if (tabId === undefined)
+    return socket.openFailed(frame.id, "failed", "The browser could not open the page.");
+  // Shared for this tab while it stays on the site ("Allow once"), unless the user always shares the site.
+  if (settings.sites[origin] !== "always") {
+    once.set(tabId, origin);
+    await saveOnce(once);
+  }
+  socket.opened(frame.id);
+  reconcile();
 }
 
 /** The hub refused the pairing: forget it, and say why in the popup. */
@@ -339,6 +462,7 @@ async function state(currentTabId?: number): Promise<ExtensionState> {
     tabs: tabs.reverse(),
     current: currentTabId === undefined ? null : await tabState(currentTabId),
     approvals: approvals.list(),
+    control: p && control ? control.status : null,
   };
 }
 
@@ -361,7 +485,11 @@ async function setSite(origin: string, decision: SiteDecision | "ask", tabId?: n
   settings.sites = sites;
   await Promise.all([saveSettings({ sites }), saveOnce(once)]);
   if (decision === "never" || decision === "ask")
-    approvals.withdrawWhere((a) => a.origin === parsed && sharing(parsed, a.tabId, false) !== "shared");
+    approvals.withdrawWhere((a) =>
+      a.kind === "open"
+        ? a.origin === parsed && decision === "never" // an open prompt of that site is answered `blocked`
+        : a.origin === parsed && sharing(parsed, a.tabId, false) !== "shared",
+    );
   reconcile();
   return { ok: true };
 }
@@ -398,6 +526,8 @@ async function handleUi(m: UiRequest): Promise<ExtensionState | UiResponse | unk
     case "ui:approval-get":
       return approvals.get(String(m.id));
     case "ui:approval":
+      if (approvals.get(String(m.id))?.kind === "open" && m.decision === "always")
+        return { ok: false, error: "Opening a page is asked for each time." };
       return approvals.decide(String(m.id), m.decision)
         ? { ok: true }
         : { ok: false, error: "This request is no longer waiting." };
@@ -483,6 +613,7 @@ chrome.alarms.onAlarm.addListener((alarm) => {
   if (alarm.name !== KEEPALIVE_ALARM) return;
   void ready.then(() => {
     for (const socket of sockets.values()) socket.retryNow();
+    control?.retryNow();
     reconcile();
   });
 });
@@ -537,6 +668,9 @@ declare global {
     tabs(): TabTools[];
     state(tabId?: number): Promise<ExtensionState>;
     ui(request: UiRequest): Promise<unknown>;
+    /** The control socket's status (null: not paired), and the opens waiting for the user, by the hub's id. */
+    control(): SocketStatus | null;
+    opens(): string[];
   };
 }
 // For the e2e tests and for debugging from the service worker's console.
@@ -544,4 +678,6 @@ globalThis.webmcpHubExtension = {
   tabs: () => store.list(),
   state: async (tabId) => (await ready, state(tabId)),
   ui: async (request) => (await ready, handleUi(request)),
+  control: () => control?.status ?? null,
+  opens: () => [...opens.keys()],
 };
