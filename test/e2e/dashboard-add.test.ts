@@ -43,7 +43,7 @@ describe("adding a marketplace tool to a channel in the dashboard", () => {
     // The tool page: the chooser lists the channel this browser keeps; Add says what was added.
     await page.goto(`${hubUrl}/sites/${enc(demoHost)}/tools/${enc(toolName)}`);
     const section = page.locator("#add-to-channel");
-    const chooser = section.getByLabel("Channel");
+    const chooser = section.getByLabel("Add to", { exact: true });
     await poll(() => chooser.isEnabled()).toBe(true);
     await chooser.selectOption(channel.id);
     await section.getByRole("button", { name: "Add to channel" }).click();
@@ -82,8 +82,8 @@ describe("adding a marketplace tool to a channel in the dashboard", () => {
       `${hubUrl}/sites/${enc(demoHost)}/add?tool=${enc(first!.name)}&tool=${enc(second!.name)}&channel=${enc(channel.id)}`,
     );
     const confirm = page.locator("#add-to-channel");
-    await poll(() => confirm.getByLabel("Channel").isEnabled()).toBe(true);
-    expect(await confirm.getByLabel("Channel").inputValue()).toBe(channel.id);
+    await poll(() => confirm.getByLabel("Add to", { exact: true }).isEnabled()).toBe(true);
+    expect(await confirm.getByLabel("Add to", { exact: true }).inputValue()).toBe(channel.id);
     await confirm.locator(`input[type="checkbox"][value="${first!.name}"]`).uncheck();
     await confirm.getByRole("button", { name: "Add to channel" }).click();
     await poll(async () => squash(await confirm.getByRole("status").textContent())).toContain(

@@ -11,6 +11,8 @@
 // - A proposal naming tools the site does not publish still shows the ones it does publish (they can be
 //   added); the unknown names are listed in an error above, so the user knows the proposal was partly wrong.
 // - A proposal with no `tool` means every tool of the site's current manifest, each shown.
+// - The section is not named by its heading and the chooser's label is "Add to": the tool page's "Try it" has
+//   the page's one field labelled "Channel", which its readers (and tests) find by that label.
 // - `channel` only pre-selects: a channel that is not one of the user's is ignored (the chooser has no such
 //   option), so a link cannot make anyone add to someone else's channel.
 import type { ToolView } from "../../src/worker/registry/search.js";
@@ -40,13 +42,7 @@ export const addable = (site: SiteView) => site.status === "verified" && site.de
 export function AddToChannel(p: AddControlProps) {
   const host = p.site.host;
   return (
-    <section
-      aria-labelledby="add-title"
-      id="add-to-channel"
-      class="panel add-channel"
-      data-host={host}
-      data-channel={p.channel ?? ""}
-    >
+    <section id="add-to-channel" class="panel add-channel" data-host={host} data-channel={p.channel ?? ""}>
       <h2 id="add-title">Add to a channel</h2>
       <p>
         Your channel's agents see {p.choose ? "the tools you choose" : "this tool"} even with no tab of{" "}
@@ -103,7 +99,7 @@ export function AddToChannel(p: AddControlProps) {
           p.tools.map((t) => <input type="hidden" name="tool" value={t.name} />)
         )}
         <div class="field">
-          <label for="add-channel">Channel</label>
+          <label for="add-channel">Add to</label>
           <select id="add-channel" name="channel" aria-describedby="add-channel-hint" disabled>
             <option value="">Loading your channels…</option>
           </select>
