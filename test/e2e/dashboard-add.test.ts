@@ -53,6 +53,7 @@ describe("adding a marketplace tool to a channel in the dashboard", () => {
       `The tool ${toolName} of ${demoHost} is now in “Add from the marketplace”`,
     );
     expect(await addedNames()).toEqual([`${demoHost} ${toolName} listed`]);
+    await browser.screenshot(page, "add-to-channel-tool-page");
 
     // The console, through the status's link: the tool is listed to agents, with a Remove button.
     await Promise.all([
@@ -67,6 +68,7 @@ describe("adding a marketplace tool to a channel in the dashboard", () => {
     expect(squash(await row.locator("th").textContent())).toContain(toolName);
     expect(squash(await row.locator('td[data-label="Agents"]').textContent())).toBe("listed to agents");
     expect(await added.getByRole("heading", { name: demoHost }).count()).toBe(1);
+    await browser.screenshot(page, "console-added-tools");
 
     page.once("dialog", (d) => void d.accept());
     await row.getByRole("button", { name: `Remove ${toolName} of ${demoHost}` }).click();
@@ -85,6 +87,7 @@ describe("adding a marketplace tool to a channel in the dashboard", () => {
     await poll(() => confirm.getByLabel("Add to", { exact: true }).isEnabled()).toBe(true);
     expect(await confirm.getByLabel("Add to", { exact: true }).inputValue()).toBe(channel.id);
     await confirm.locator(`input[type="checkbox"][value="${first!.name}"]`).uncheck();
+    await browser.screenshot(page, "add-proposal-page");
     await confirm.getByRole("button", { name: "Add to channel" }).click();
     await poll(async () => squash(await confirm.getByRole("status").textContent())).toContain(
       `The tool ${second!.name} of ${demoHost}`,

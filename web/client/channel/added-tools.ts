@@ -66,7 +66,7 @@ export function addedTools(path: string, token: string): { load(): Promise<void>
             onclick: () => void remove(host, null, rows.length),
             "aria-label": `Remove all tools of ${host}`,
           },
-          rows.length === 1 ? "Remove the site" : `Remove all ${rows.length}`,
+          "Remove all",
         ),
       ),
       h(
@@ -162,6 +162,10 @@ export function addedTools(path: string, token: string): { load(): Promise<void>
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "visible") void load();
   });
-  void load();
+  // Linked to as /channels/:id#added-tools (after adding): the console was hidden when the browser looked for
+  // the fragment, so scroll to it once it shows.
+  void load().then(() => {
+    if (location.hash === "#added-tools") byId("added-tools").scrollIntoView();
+  });
   return { load };
 }
