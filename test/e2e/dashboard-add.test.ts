@@ -1,5 +1,6 @@
 // "Add from the marketplace" in the dashboard (issue 16), in a real Chromium against `wrangler dev`
-// (test/e2e/global-setup.ts, which seeds the verified demo site): a channel created in the dashboard, the
+// (test/e2e/global-setup.ts, which seeds the verified demo site): with no channel, the tool page's control
+// links to creating one and signing in; then a channel created in the dashboard, the
 // demo site's tool added to it from the tool page's "Add to a channel", the console's "Marketplace tools
 // added" listing it, and its Remove button taking it away; then an agent's proposal confirmed on
 // /sites/:host/add (its channel pre-selected, one tool unchecked) and the site's tools removed at once. The
@@ -28,6 +29,18 @@ describe("adding a marketplace tool to a channel in the dashboard", () => {
     const { body: manifest } = await api(`/api/sites/${enc(demoHost)}/manifest`);
     const toolName: string = manifest.manifest.tools[0].name;
     const page = await browser.newPage();
+    const toolPath = `/sites/${enc(demoHost)}/tools/${enc(toolName)}`;
+
+    // No channel yet (a fresh browser, nobody signed in): the control says how to get one.
+    await page.goto(hubUrl + toolPath);
+    const none = page.locator("#add-none");
+    await poll(() => none.isVisible()).toBe(true);
+    expect(await none.getByRole("link", { name: "Create a channel" }).getAttribute("href")).toBe("/channels");
+    expect(await none.getByRole("link", { name: "sign in" }).getAttribute("href")).toBe(
+      `/signin?return_to=${enc(toolPath)}`,
+    );
+    expect(await page.locator("#add-submit").isDisabled()).toBe(true);
+
     const channel = await createChannelInUi(page, "Add from the marketplace");
     const addedNames = async () => {
       const { status, body } = await api(`/api/channels/${enc(channel.id)}/tools`, {
@@ -41,7 +54,7 @@ describe("adding a marketplace tool to a channel in the dashboard", () => {
     expect(await addedNames()).toEqual([]);
 
     // The tool page: the chooser lists the channel this browser keeps; Add says what was added.
-    await page.goto(`${hubUrl}/sites/${enc(demoHost)}/tools/${enc(toolName)}`);
+    await page.goto(hubUrl + toolPath);
     const section = page.locator("#add-to-channel");
     const chooser = section.getByLabel("Add to", { exact: true });
     await poll(() => chooser.isEnabled()).toBe(true);
