@@ -655,7 +655,7 @@ function updateBadge(): void {
 // Start (every time Chrome starts this worker).
 
 void ready.then(async () => {
-  updateBadge();
+  reconcile(); // the control socket, while paired (tab sockets follow their tabs' tools)
   await chrome.alarms.create(KEEPALIVE_ALARM, { periodInMinutes: 1 });
   // Tabs that registered tools before this worker (re)started say them again.
   for (const tab of await chrome.tabs.query({ url: ["http://*/*", "https://*/*"] })) {

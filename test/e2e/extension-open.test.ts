@@ -5,10 +5,11 @@
 // extension over its control socket; the extension asks the user in its own window; "Open page" opens the
 // tool's published page in a new tab, shared as "Allow once", which registers the tool, and the call runs
 // there (its approval asked in the same extension window) with the page's real result. The tab stays: the
-// next call needs no new one. "Don't open" ends the call with an isError saying the user declined. Finally,
-// a tool the page registers with another description than the site published shows "changed" in the
-// extension's approval window, and under the channel's "verified" policy it is refused and never runs.
-// One browser for all of it (CI time); the tests run in order and build on each other.
+// next call needs no new one. "Don't open" ends the call with an isError saying the user declined; the agent
+// cancelling withdraws the prompt. Then a tool the page registers with another description than the site
+// published shows "changed" in the extension's approval window, and under the channel's "verified" policy it
+// is refused and never runs. Last, a restarted service worker with no tab shared connects its control socket
+// again by itself. One browser for all of it (CI time); the tests run in order and build on each other.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
@@ -23,6 +24,8 @@ interface ToolResult {
   content: { type: string; text?: string }[];
   isError?: boolean;
 }
+/** Page loads and round trips through the hub take a moment under load. */
+const POLL = { timeout: 15_000 };
 const text = (r: ToolResult) => r.content.map((c) => c.text ?? "").join("");
 
 let browser: ExtensionBrowser;
@@ -62,9 +65,10 @@ const demoTabs = () => browser.context.pages().filter((p) => p.url().startsWith(
 /** Calls an added tool, asking for progress, and collects the progress messages the hub sends meanwhile. */
 function callWithProgress(name: string, args: Record<string, unknown>) {
   const progress: string[] = [];
-  const result = agent.callTool({ name, arguments: args }, {
-    onprogress: (p: { message?: string }) => progress.push(p.message ?? ""),
-  } as never) as Promise<ToolResult>;
+  const result = agent.callTool(
+    { name, arguments: args },
+    { onprogress: (p) => progress.push(p.message ?? "") },
+  ) as Promise<ToolResult>;
   return { result, progress };
 }
 
@@ -108,25 +112,30 @@ afterAll(async () => {
 
 describe("an agent's call opens an added tool's page through the extension, after the user says yes", () => {
   test("the extension keeps a control socket while paired, and the popup says the browser can open pages", async () => {
-    await expect.poll(async () => (await ui({ type: "ui:state" })).control).toBe("connected");
+    await expect.poll(async () => (await ui({ type: "ui:state" })).control, POLL).toBe("connected");
     await expect
-      .poll(() => ext.locator("#control-text").textContent())
+      .poll(() => ext.locator("#control-text").textContent(), POLL)
       .toContain("can ask this browser to open a tool's page");
+    // The hub counts it apart from the tabs: a connected browser, no provider.
+    const live = await api(`/api/channels/${channel.id}`, { token: channel.ownerKey });
+    expect(live.body).toMatchObject({ extensionsConnected: 1, providers: [] });
   });
 
   test("Open page: a new tab opens on the tool's page, registers it, and the call gets the page's result; the tab stays for the next call", async () => {
     await addTools(["greet"]);
     expect(demoTabs()).toEqual([]);
     // Listed to the agent with no tab open, as the site published it.
-    await expect.poll(async () => (await agent.listTools()).tools.map((t) => t.name)).toContain("greet");
+    await expect
+      .poll(async () => (await agent.listTools()).tools.map((t) => t.name), POLL)
+      .toContain("greet");
 
     const call = callWithProgress("greet", { name: "Ada" });
     const prompt = await nextApproval();
     await expect
-      .poll(() => prompt.getByRole("heading", { name: "Open a page for an agent?" }).isVisible())
+      .poll(() => prompt.getByRole("heading", { name: "Open a page for an agent?" }).isVisible(), POLL)
       .toBe(true);
     const facts = prompt.locator("#request");
-    await expect.poll(() => facts.textContent()).toContain(`${demoOrigin}/`);
+    await expect.poll(() => facts.textContent(), POLL).toContain(`${demoOrigin}/`);
     const shown = (await facts.textContent())!;
     expect(shown).toContain(demoHost); // the site
     expect(shown).toContain("Greet someone"); // the tool's title
@@ -144,7 +153,7 @@ describe("an agent's call opens an added tool's page through the extension, afte
     // The page opens in a new tab and registers greet; greet is not read-only, so the call asks again.
     const approval = await nextApproval();
     await expect
-      .poll(() => approval.getByRole("heading", { name: "Approve a tool call?" }).isVisible())
+      .poll(() => approval.getByRole("heading", { name: "Approve a tool call?" }).isVisible(), POLL)
       .toBe(true);
     expect(await approval.locator("#tool-name").textContent()).toBe("greet");
     expect(await approval.locator("#site").textContent()).toBe(demoOrigin);
@@ -163,13 +172,13 @@ describe("an agent's call opens an added tool's page through the extension, afte
       sharing: "shared",
       decision: "once",
     });
-    await expect.poll(() => tab!.locator("#greeting").textContent()).toContain("Hello, Ada!");
+    await expect.poll(() => tab!.locator("#greeting").textContent(), POLL).toContain("Hello, Ada!");
 
     // The next call runs in that tab: no prompt to open, no new tab.
     const again = agent.callTool({ name: "greet", arguments: { name: "Grace" } }) as Promise<ToolResult>;
     const second = await nextApproval();
     await expect
-      .poll(() => second.getByRole("heading", { name: "Approve a tool call?" }).isVisible())
+      .poll(() => second.getByRole("heading", { name: "Approve a tool call?" }).isVisible(), POLL)
       .toBe(true);
     await press(second, "Approve");
     expect(text(await again)).toBe("Hello, Grace!");
@@ -181,7 +190,7 @@ describe("an agent's call opens an added tool's page through the extension, afte
     const before = browser.context.pages().length;
     const call = agent.callTool({ name: "list-books", arguments: {} }) as Promise<ToolResult>;
     const prompt = await nextApproval();
-    await expect.poll(() => prompt.locator("#page").textContent()).toBe(`${demoOrigin}/reading.html`);
+    await expect.poll(() => prompt.locator("#page").textContent(), POLL).toBe(`${demoOrigin}/reading.html`);
     expect(await prompt.locator("#asks-again").textContent()).toContain("read-only");
     await press(prompt, "Don't open");
     const result = await call;
@@ -190,6 +199,24 @@ describe("an agent's call opens an added tool's page through the extension, afte
     expect(browser.context.pages().length).toBe(before);
     expect(demoTabs().map((p) => new URL(p.url()).pathname)).toEqual(["/"]);
     expect((await ui({ type: "ui:state" })).approvals).toEqual([]);
+  });
+
+  test("the agent cancelling the call withdraws the prompt (open-cancel): its window closes and no tab opens", async () => {
+    await addTools(["get-dresses"]);
+    const abort = new AbortController();
+    const call = agent.callTool({ name: "get-dresses", arguments: {} }, { signal: abort.signal });
+    const settled = call.then(
+      () => "answered",
+      () => "cancelled",
+    );
+    const prompt = await nextApproval();
+    await expect.poll(() => prompt.locator("#page").textContent(), POLL).toBe(`${demoOrigin}/shop.html`);
+    const closed = prompt.waitForEvent("close");
+    abort.abort();
+    expect(await settled).toBe("cancelled");
+    await closed;
+    await expect.poll(async () => (await ui({ type: "ui:state" })).approvals, POLL).toEqual([]);
+    expect(demoTabs().map((p) => new URL(p.url()).pathname)).toEqual(["/"]);
   });
 
   test("a tool the opened page registers with another description than the site published: 'changed' in the approval window; refused under the 'verified' policy, and it never runs", async () => {
@@ -206,11 +233,13 @@ describe("an agent's call opens an added tool's page through the extension, afte
         execute: () => ((window as unknown as { calls: string[] }).calls.push("add-stamp"), "added"),
       });
     });
-    await expect.poll(async () => (await agent.listTools()).tools.map((t) => t.name)).toContain("add-stamp");
+    await expect
+      .poll(async () => (await agent.listTools()).tools.map((t) => t.name), POLL)
+      .toContain("add-stamp");
     const denied = agent.callTool({ name: "add-stamp", arguments: {} }) as Promise<ToolResult>;
     const approval = await nextApproval();
     await expect
-      .poll(() => approval.locator("#verification").textContent())
+      .poll(() => approval.locator("#verification").textContent(), POLL)
       .toMatch(/^Changed since published by/);
     expect(await approval.locator("#verification").textContent()).toContain("description");
     await press(approval, "Deny");
@@ -229,5 +258,24 @@ describe("an agent's call opens an added tool's page through the extension, afte
     expect(approvalWindows).toEqual([]);
     expect((await ui({ type: "ui:state" })).approvals).toEqual([]);
     expect(await tab!.evaluate(() => (window as unknown as { calls: string[] }).calls)).toEqual([]);
+  });
+
+  test("with no tab shared, a restarted service worker connects its control socket again at once", async () => {
+    for (const page of demoTabs()) await page.close();
+    const extensions = async () =>
+      (await api(`/api/channels/${channel.id}`, { token: channel.ownerKey })).body as {
+        extensionsConnected: number;
+        providers: unknown[];
+      };
+    await expect.poll(async () => (await extensions()).providers, POLL).toEqual([]);
+    // Stop the worker the way Chrome does when it is idle (CDP closes its target); a message starts it again.
+    const cdp = await browser.context.newCDPSession(ext);
+    const { targetInfos } = await cdp.send("Target.getTargets");
+    const target = targetInfos.find(
+      (t) => t.type === "service_worker" && t.url.includes(browser.extensionId),
+    );
+    await cdp.send("Target.closeTarget", { targetId: target!.targetId });
+    await expect.poll(async () => (await ui({ type: "ui:state" }))?.control, POLL).toBe("connected");
+    await expect.poll(async () => (await extensions()).extensionsConnected, POLL).toBe(1);
   });
 });
