@@ -4,7 +4,8 @@
 // demo site's tool added to it from the tool page's "Add to a channel", the console's "Marketplace tools
 // added" listing it, and its Remove button taking it away; then an agent's proposal confirmed on
 // /sites/:host/add (its channel pre-selected, one tool unchecked) and the site's tools removed at once. The
-// REST API confirms each step.
+// REST API confirms each step. And a signed-in account's channel, with no key kept in the browser: the
+// chooser offers it, and adding and removing go through the session.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { launchBrowser, type E2EBrowser } from "./browser.js";
 import { api, createChannelInUi } from "./hub-api.js";
@@ -114,6 +115,65 @@ describe("adding a marketplace tool to a channel in the dashboard", () => {
     await poll(async () => squash(await added.locator("#added-summary").textContent())).toBe(
       "No marketplace tools added yet.",
     );
+    expect(await addedNames()).toEqual([]);
+    await page.close();
+  });
+  it("a signed-in account adds to its channel through its session, with no key kept in this browser", async () => {
+    // Passkeys need a domain name as the relying party ID (test/e2e/accounts.test.ts): use localhost.
+    const hub = hubUrl.replace("//127.0.0.1:", "//localhost:");
+    const page = await browser.newPage();
+    const cdp = await browser.context.newCDPSession(page);
+    await cdp.send("WebAuthn.enable", { enableUI: false });
+    await cdp.send("WebAuthn.addVirtualAuthenticator", {
+      options: {
+        protocol: "ctap2",
+        transport: "internal",
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
+    });
+    await page.goto(`${hub}/signin`);
+    await page.getByLabel("Your name").fill("Grace");
+    await page.getByRole("button", { name: "Create account with a passkey" }).click();
+    await page.waitForURL(`${hub}/account`);
+    await page.goto(`${hub}/channels`);
+    await page.locator("#channel-name").fill("Grace's channel");
+    await Promise.all([
+      page.waitForURL((u) => /^\/channels\/[^/]+$/.test(u.pathname)),
+      page.getByRole("button", { name: "Create channel" }).click(),
+    ]);
+    const id = decodeURIComponent(new URL(page.url()).pathname.split("/").pop()!);
+    await poll(() => page.locator("#owner-key").textContent()).toMatch(/^who_/);
+    // As on another device: no owner key in this browser, only the session.
+    await page.evaluate(() => localStorage.clear());
+    const addedNames = async () => {
+      const res = await page.request.get(`${hub}/api/channels/${enc(id)}/tools`);
+      expect(res.status()).toBe(200);
+      return ((await res.json()) as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
+    };
+
+    const { body: manifest } = await api(`/api/sites/${enc(demoHost)}/manifest`);
+    const toolName: string = manifest.manifest.tools[0].name;
+    await page.goto(`${hub}/sites/${enc(demoHost)}/add?tool=${enc(toolName)}&channel=${enc(id)}`);
+    const section = page.locator("#add-to-channel");
+    const chooser = section.getByLabel("Add to", { exact: true });
+    await poll(() => chooser.isEnabled()).toBe(true);
+    expect(await chooser.inputValue()).toBe(id);
+    expect(await chooser.locator("optgroup").getAttribute("label")).toBe("Your account's channels");
+    await section.getByRole("button", { name: "Add to channel" }).click();
+    await poll(async () => squash(await section.getByRole("status").textContent())).toContain(
+      `The tool ${toolName} of ${demoHost} is now in “Grace's channel”`,
+    );
+    expect(await addedNames()).toEqual([toolName]);
+
+    await page.goto(`${hub}/channels/${enc(id)}`);
+    const row = page.locator(`#added-tools tr[data-tool="${toolName}"]`);
+    await poll(() => row.count()).toBe(1);
+    page.once("dialog", (d) => void d.accept());
+    await row.getByRole("button", { name: `Remove ${toolName} of ${demoHost}` }).click();
+    await poll(() => page.locator("#added-tools tr[data-tool]").count()).toBe(0);
     expect(await addedNames()).toEqual([]);
     await page.close();
   });
