@@ -8,8 +8,9 @@
 // next call needs no new one. "Don't open" ends the call with an isError saying the user declined; the agent
 // cancelling withdraws the prompt. Then a tool the page registers with another description than the site
 // published shows "changed" in the extension's approval window, and under the channel's "verified" policy it
-// is refused and never runs. Last, a restarted service worker with no tab shared connects its control socket
-// again by itself. One browser for all of it (CI time); the tests run in order and build on each other.
+// is refused and never runs; a site the user never shares is refused without asking. Last, a restarted
+// service worker with no tab shared connects its control socket again by itself. One browser for all of it
+// (CI time); the tests run in order and build on each other.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
@@ -258,6 +259,18 @@ describe("an agent's call opens an added tool's page through the extension, afte
     expect(approvalWindows).toEqual([]);
     expect((await ui({ type: "ui:state" })).approvals).toEqual([]);
     expect(await tab!.evaluate(() => (window as unknown as { calls: string[] }).calls)).toEqual([]);
+  });
+
+  test("a site the user never shares is not opened and not asked about: the agent is told how to change it", async () => {
+    expect(await ui({ type: "ui:site", origin: demoOrigin, decision: "never" })).toEqual({ ok: true });
+    const pages = browser.context.pages().length;
+    const result = (await agent.callTool({ name: "list-books", arguments: {} })) as ToolResult;
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain(`never shares ${demoOrigin}`);
+    expect(text(result)).toContain("popup");
+    expect(approvalWindows).toEqual([]);
+    expect(browser.context.pages().length).toBe(pages);
+    expect(await ui({ type: "ui:site", origin: demoOrigin, decision: "ask" })).toEqual({ ok: true });
   });
 
   test("with no tab shared, a restarted service worker connects its control socket again at once", async () => {
