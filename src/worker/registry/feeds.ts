@@ -20,9 +20,10 @@
 //   before digests existed).
 // - In feed mode /api/sites ignores `sort`, and /api/tools refuses q, site and readOnly (400): a feed is
 //   everything changed, in change order.
-import { sql } from "drizzle-orm";
+import { and, asc, gte, ne, sql } from "drizzle-orm";
 import type { JsonSchemaObject, ToolAnnotations } from "../../protocol/index.js";
 import type { Db } from "../db/client.js";
+import { sites } from "../db/schema.js";
 import type { SiteRow } from "./sites.js";
 import { HubError } from "../http/errors.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
@@ -137,52 +138,29 @@ export function siteFeedEntry(row: FeedSiteRow): SiteFeedEntry {
   };
 }
 
-interface RawSite {
-  host: string;
-  origin: string;
-  status: SiteRow["status"];
-  verification_method: SiteRow["verificationMethod"];
-  verified_at: number | null;
-  name: string | null;
-  description: string | null;
-  current_version: number | null;
-  tool_count: number;
-  updated_at: number;
-  delisted_at: number | null;
-  verify_error: string | null;
-}
-
 /** Sites changed since `updatedSince` (listed ones and tombstones), oldest change first. */
 export async function sitesFeed(
   db: Db,
   q: FeedQuery,
 ): Promise<{ sites: SiteFeedEntry[]; nextCursor: string | null }> {
   const after = position(q.cursor, SITES_FEED, "string");
-  const rows = await db.all<RawSite>(sql`SELECT host, origin, status, verification_method, verified_at, name,
-      description, current_version, tool_count, updated_at, delisted_at, verify_error
-    FROM sites WHERE status != 'pending' AND updated_at >= ${q.updatedSince}
-      ${after ? sql`AND (updated_at, host) > (${after[0]}, ${after[1]})` : sql``}
-    ORDER BY updated_at, host LIMIT ${q.limit + 1}`);
+  const rows = await db
+    .select()
+    .from(sites)
+    .where(
+      and(
+        ne(sites.status, "pending"),
+        gte(sites.updatedAt, q.updatedSince),
+        after ? sql`(${sites.updatedAt}, ${sites.host}) > (${after[0]}, ${after[1]})` : undefined,
+      ),
+    )
+    .orderBy(asc(sites.updatedAt), asc(sites.host))
+    .limit(q.limit + 1);
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
   return {
-    sites: page.map((r) =>
-      siteFeedEntry({
-        host: r.host,
-        origin: r.origin,
-        status: r.status,
-        verificationMethod: r.verification_method,
-        verifiedAt: r.verified_at,
-        name: r.name,
-        description: r.description,
-        currentVersion: r.current_version,
-        toolCount: r.tool_count,
-        updatedAt: r.updated_at,
-        delistedAt: r.delisted_at,
-        verifyError: r.verify_error,
-      }),
-    ),
-    nextCursor: rows.length > q.limit && last ? encodeCursor(SITES_FEED, [last.updated_at, last.host]) : null,
+    sites: page.map(siteFeedEntry),
+    nextCursor: rows.length > q.limit && last ? encodeCursor(SITES_FEED, [last.updatedAt, last.host]) : null,
   };
 }
 
