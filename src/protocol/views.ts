@@ -75,6 +75,8 @@ export interface ChannelSnapshot {
   providers: ProviderView[];
   tools: ChannelToolView[];
   agentTokens: AgentTokenView[];
+  /** Browsers whose extension is connected to open an added tool's page on demand (its control sockets). */
+  extensionsConnected: number;
 }
 
 /** POST /api/channels/:id/pairing-codes */

@@ -82,6 +82,10 @@ describe("adding a marketplace tool to a channel in the dashboard", () => {
     expect(squash(await row.locator("th").textContent())).toContain(toolName);
     expect(squash(await row.locator('td[data-label="Agents"]').textContent())).toBe("listed to agents");
     expect(await added.getByRole("heading", { name: demoHost }).count()).toBe(1);
+    // No browser has the extension connected to this channel: the console says added tools need an open page.
+    await poll(async () => squash(await added.locator("#added-opener").textContent())).toContain(
+      "No browser with the webmcp-hub extension is connected",
+    );
     await browser.screenshot(page, "console-added-tools");
 
     page.once("dialog", (d) => void d.accept());

@@ -300,6 +300,7 @@ export function ChannelConsolePage(props: { id: string; hub: string }) {
           <p id="added-summary" class="meta" role="status">
             Checking…
           </p>
+          <p id="added-opener" class="meta" role="status"></p>
           <div id="added-error" class="alert error" role="alert" hidden></div>
           <div id="added-list"></div>
         </section>

@@ -168,6 +168,11 @@ function runConsole(kept: KeptChannel, hub: string): void {
       lastSummary = summary;
     }
     byId("provider-list").replaceChildren(...s.providers.map(providerCard));
+    const opener = s.extensionsConnected
+      ? `Open on demand: ${plural(s.extensionsConnected, "browser")} with the webmcp-hub extension connected. When an agent calls an added tool that no tab offers, the extension asks you there to open its page.`
+      : "No browser with the webmcp-hub extension is connected: an added tool runs only while its page is open in a shared tab.";
+    const openerLine = byId("added-opener");
+    if (openerLine.textContent !== opener) openerLine.textContent = opener;
   }
 
   function providerCard(p: ProviderView): HTMLLIElement {
