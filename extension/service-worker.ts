@@ -18,6 +18,7 @@ import { readVerification } from "../src/protocol/verification-text.js";
 import type { CallToolResult } from "../src/protocol/results.js";
 import { Approvals } from "./approvals.js";
 import { ControlSocket } from "./control-socket.js";
+import { checkOpen, neverSharedMessage } from "./open-check.js";
 import {
   STATE_CHANGED,
   isExtensionPage,
@@ -178,35 +179,19 @@ function withdrawOpen(id: string): void {
   approvals.withdraw(open.approvalId);
 }
 
-const NEVER_HELP =
-  "To let agents open it, change the site's decision in the webmcp-hub extension's popup (Sites), or open the page yourself and allow it there.";
-
 /**
- * One `open` from the hub, answered exactly once (unless the hub withdrew it first): checks the page, asks
- * the user in the approval window, opens a visible new tab and shares it as "Allow once" unless the site is
- * always shared. A site the user never shares is refused without asking.
+ * One `open` from the hub, answered exactly once (unless the hub withdrew it first): checks the page
+ * (open-check.ts), asks the user in the approval window, opens a visible new tab and shares it as "Allow
+ * once" unless the site is always shared. A site the user never shares is refused without asking.
  */
 async function openPage(socket: ControlSocket, frame: OpenFrame): Promise<void> {
   if (opens.has(frame.id)) return; // one prompt per open id
-  let url: URL;
-  try {
-    url = new URL(frame.url);
-  } catch {
-    return socket.openFailed(frame.id, "invalid", "The page's address is not a URL.");
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:")
-    return socket.openFailed(frame.id, "invalid", "Only http(s) pages are opened.");
-  if (url.origin !== frame.origin)
-    return socket.openFailed(
-      frame.id,
-      "invalid",
-      `The page ${url.href} is not on the site's origin ${frame.origin}.`,
-    );
-  const origin = url.origin;
-  const blocked = () =>
-    socket.openFailed(frame.id, "blocked", `The user never shares ${origin} in the extension. ${NEVER_HELP}`);
+  const checked = checkOpen(frame, settings.sites);
+  if (!checked.ok) return socket.openFailed(frame.id, checked.reason, checked.message);
+  const { origin } = checked;
+  const url = new URL(checked.url);
+  const blocked = () => socket.openFailed(frame.id, "blocked", neverSharedMessage(origin));
   const never = () => settings.sites[origin] === "never";
-  if (never()) return blocked();
   const approvalId = crypto.randomUUID();
   const entry = { socket, approvalId };
   opens.set(frame.id, entry);
