@@ -76,7 +76,10 @@ function showOpen(approval: ApprovalState): void {
   byId("request-intro").textContent =
     "An agent on your channel wants to use a tool of a site that no open tab offers. To run it, the extension " +
     "would open the site's page in a new tab and share that tab with the channel while it stays on the site.";
-  byId("site").textContent = approval.site ? `${approval.site} (${approval.origin})` : approval.origin;
+  // The registry's host for the site, and its origin when the host alone does not say it (the scheme).
+  const host = new URL(approval.origin).host;
+  byId("site").textContent =
+    approval.site && approval.site !== host ? `${approval.site} (${approval.origin})` : approval.origin;
   byId("page").textContent = approval.url ?? "";
   byId("page").hidden = byId("page-term").hidden = false;
   byId("asks-again").textContent = approval.readOnly

@@ -11,10 +11,12 @@
 // is refused and never runs; a site the user never shares is refused without asking. Last, a restarted
 // service worker with no tab shared connects its control socket again by itself. One browser for all of it
 // (CI time); the tests run in order and build on each other.
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
-import { launchWithExtension, type ExtensionBrowser } from "./browser.js";
+import { SCREENSHOT_DIR, launchWithExtension, type ExtensionBrowser } from "./browser.js";
 import { api, createChannel, type Channel } from "./hub-api.js";
 
 const hubUrl = inject("hubUrl");
@@ -138,7 +140,7 @@ describe("an agent's call opens an added tool's page through the extension, afte
     const facts = prompt.locator("#request");
     await expect.poll(() => facts.textContent(), POLL).toContain(`${demoOrigin}/`);
     const shown = (await facts.textContent())!;
-    expect(shown).toContain(demoHost); // the site
+    expect(await prompt.locator("#site").textContent()).toBe(demoOrigin); // the site (its host is the origin's)
     expect(shown).toContain("Greet someone"); // the tool's title
     expect(shown).toContain("Open E2E Agent"); // the client, as secondary text
     expect(shown).toContain("you will be asked again before it runs"); // greet is not read-only
@@ -149,6 +151,8 @@ describe("an agent's call opens an added tool's page through the extension, afte
     expect((await ui({ type: "ui:state" })).approvals).toMatchObject([
       { kind: "open", tool: "greet", origin: demoOrigin, url: `${demoOrigin}/`, readOnly: false, tabId: -1 },
     ]);
+    await mkdir(SCREENSHOT_DIR, { recursive: true });
+    await prompt.screenshot({ path: join(SCREENSHOT_DIR, "extension-open-prompt.png") });
     await press(prompt, "Open page");
 
     // The page opens in a new tab and registers greet; greet is not read-only, so the call asks again.
