@@ -224,7 +224,7 @@ async function openPage(socket: ControlSocket, frame: OpenFrame): Promise<void> 
     return socket.openFailed(frame.id, "declined", "The user chose not to open the page.");
   let tabId: number | undefined;
   try {
-    tabId = (await chrome.tabs.create({ url: url.href, active: true })).id;
+    tabId = await openVisibleTab(url.href);
   } catch (e) {
     return socket.openFailed(frame.id, "failed", `The browser could not open the page: ${String(e)}`);
   }
@@ -237,6 +237,24 @@ async function openPage(socket: ControlSocket, frame: OpenFrame): Promise<void> 
   }
   socket.opened(frame.id);
   reconcile();
+}
+
+/**
+ * Opens `url` in a new active tab of the browser window the user used last (a normal window, not the
+ * approval popup that just closed, and not an incognito one unless the user shares incognito tabs), brought
+ * to the front; with no such window, in a new one. Resolves with the tab's id.
+ */
+async function openVisibleTab(url: string): Promise<number | undefined> {
+  const windows = await chrome.windows.getAll({ windowTypes: ["normal"] });
+  const usable = windows.filter((w) => w.id !== undefined && (settings.incognito || !w.incognito));
+  const target = usable.find((w) => w.focused) ?? usable.at(-1);
+  if (target?.id === undefined) {
+    const created = await chrome.windows.create({ url, focused: true });
+    return created?.tabs?.[0]?.id;
+  }
+  const tab = await chrome.tabs.create({ url, active: true, windowId: target.id });
+  await chrome.windows.update(target.id, { focused: true }).catch(() => {});
+  return tab.id;
 }
 
 /** The hub refused the pairing: forget it, and say why in the popup. */

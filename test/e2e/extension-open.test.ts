@@ -171,7 +171,12 @@ describe("an agent's call opens an added tool's page through the extension, afte
     // One tab on the site, shared "Allow once" (the user never decided about the site itself).
     expect(demoTabs().map((p) => new URL(p.url()).pathname)).toEqual(["/"]);
     const [tab] = demoTabs();
-    const tabId = await ext.evaluate(async (url) => (await chrome.tabs.query({ url }))[0]?.id, tab!.url());
+    const opened = await ext.evaluate(async (url) => {
+      const [t] = await chrome.tabs.query({ url });
+      return { id: t?.id, active: t?.active, windowType: t && (await chrome.windows.get(t.windowId)).type };
+    }, tab!.url());
+    expect(opened).toMatchObject({ active: true, windowType: "normal" }); // visible, in a browser window
+    const tabId = opened.id;
     expect((await ui({ type: "ui:state", tabId })).current).toMatchObject({
       origin: demoOrigin,
       sharing: "shared",
