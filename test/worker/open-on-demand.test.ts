@@ -190,6 +190,9 @@ describe("opening an added tool's page on demand", () => {
     expect(b.status).toBe("denied");
     expect(textOf(b.result)).toContain(`never shares ${site.origin} in the webmcp-hub extension`);
     expect(await auditStatus(ch, "greet")).toEqual(["denied", "denied"]);
+    // The extension answered both (its prompts are gone): the hub withdraws nothing.
+    await settle(30);
+    expect(control.frames.filter((f) => f.type === "open-cancel")).toEqual([]);
   });
 
   it("a page that never registers the tool, or a user who never answers, ends with a timeout; the prompt is withdrawn", async () => {

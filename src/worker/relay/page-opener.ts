@@ -145,6 +145,8 @@ export class PageOpener {
       this.toolsChanged();
       return;
     }
+    // The extension answered (and closed its prompt): nothing to withdraw.
+    open.state = "opened";
     this.end(open, failed(open, frame.reason, frame.message));
   }
 

@@ -56,7 +56,8 @@ export class ProviderStore {
     const byId = new Map<string, ProviderAttachment>();
     for (const ws of this.ctx.getWebSockets()) {
       const attachment = attachmentOf(ws);
-      if (attachment) byId.set(attachment.providerId, attachment);
+      // (The extension's control sockets are not providers: page-opener.ts keeps them.)
+      if (attachment && attachment.role !== "control") byId.set(attachment.providerId, attachment);
     }
     return byId;
   }
