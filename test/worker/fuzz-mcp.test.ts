@@ -275,14 +275,18 @@ describe("fuzzing the MCP endpoints", () => {
     "answers every message to /mcp/registry with JSON-RPC or a documented error",
     async () => {
       await fc.assert(
-        fc.asyncProperty(bodyArb(["search_tools", "get_site", "propose_tools"]), headersArb, async (body, h) => {
-          const res = await SELF.fetch(`${HUB}/mcp/registry`, {
-            method: h.method,
-            headers: headersFor(h, null),
-            ...(h.method === "GET" ? {} : { body: body.replaceAll('"HOST"', JSON.stringify(host)) }),
-          });
-          await answerOf(res, h.method, `${h.method} /mcp/registry`);
-        }),
+        fc.asyncProperty(
+          bodyArb(["search_tools", "get_site", "propose_tools"]),
+          headersArb,
+          async (body, h) => {
+            const res = await SELF.fetch(`${HUB}/mcp/registry`, {
+              method: h.method,
+              headers: headersFor(h, null),
+              ...(h.method === "GET" ? {} : { body: body.replaceAll('"HOST"', JSON.stringify(host)) }),
+            });
+            await answerOf(res, h.method, `${h.method} /mcp/registry`);
+          },
+        ),
         { numRuns: RUNS },
       );
     },
