@@ -41,7 +41,8 @@ import {
 } from "./settings.js";
 import { decisionOf, sharingOf, type SharingRules } from "./sharing.js";
 import { TabToolStore, type TabTools } from "./tab-tools.js";
-import { TabSocket, type SocketStatus } from "./tab-socket.js";
+import type { SocketStatus } from "./hub-socket.js";
+import { TabSocket } from "./tab-socket.js";
 
 const KEEPALIVE_ALARM = "keepalive";
 const PAIR_LABEL = "browser extension";
