@@ -4,7 +4,7 @@
 // yet is skipped with a one-line note.
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -206,5 +206,40 @@ export async function buildBundles({ log = (line) => console.log(line), group } 
     log(`build: ${bundle.entry} → ${bundle.outfile} (${Date.now() - started} ms)`);
     built.push(bundle.name);
   }
+  if (!group || group === "pages") {
+    await buildPageFragments(esbuild, log);
+    built.push("pages");
+  }
   return { built, skipped };
+}
+
+/**
+ * The static pages' bodies (web/pages/static-pages.tsx says why): web/pages/static-bodies.tsx is bundled for
+ * Node into a temporary module, which renders each body with placeholders into
+ * web/assets/fragments/<name>.html (generated, gitignored), served to the Worker from its static files.
+ */
+async function buildPageFragments(esbuild, log) {
+  const started = Date.now();
+  const tmpDir = join(ROOT, "dist", ".page-bodies");
+  mkdirSync(tmpDir, { recursive: true });
+  const module = join(tmpDir, `bodies.${process.pid}.mjs`);
+  try {
+    await esbuild.build({
+      entryPoints: [join(ROOT, "web/pages/static-bodies.tsx")],
+      outfile: module,
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      packages: "external",
+      logLevel: "warning",
+    });
+    const { renderFragments } = await import(pathToFileURL(module).href);
+    const fragments = await renderFragments();
+    const outDir = join(ROOT, "web/assets/fragments");
+    mkdirSync(outDir, { recursive: true });
+    for (const [name, html] of Object.entries(fragments)) writeFileSync(join(outDir, `${name}.html`), html);
+    log(`build: web/pages/static-bodies.tsx → web/assets/fragments/*.html (${Date.now() - started} ms)`);
+  } finally {
+    rmSync(module, { force: true });
+  }
 }

@@ -29,6 +29,8 @@ if (root) void setup(root);
 
 /** The signed-in account's channels (null when nobody is signed in or the hub could not say). */
 async function accountChannels(): Promise<Choice[] | null> {
+  // The page says when nobody is signed in: then no request (the hub would answer 401).
+  if ($("add-to-channel")?.dataset.signedIn === "false") return null;
   try {
     const body = await api<{ channels: Array<{ id: string; name: string }> }>("/api/account/channels");
     return body.channels.map((c) => ({ id: c.id, name: c.name, token: "", source: "account" }));

@@ -15,6 +15,7 @@
 //   the page's one field labelled "Channel", which its readers (and tests) find by that label.
 // - `channel` only pre-selects: a channel that is not one of the user's is ignored (the chooser has no such
 //   option), so a link cannot make anyone add to someone else's channel.
+import { createContext, useContext } from "hono/jsx";
 import type { ToolView } from "../../src/worker/registry/search.js";
 import type { SiteView } from "../../src/worker/registry/sites.js";
 import { HintBadges, Notice, VerifiedBadge, sitePath, toolPath } from "./components.js";
@@ -39,10 +40,23 @@ export interface AddControlProps {
 /** True when the site's tools may be added: verified and not delisted (the API refuses the rest). */
 export const addable = (site: SiteView) => site.status === "verified" && site.delistedAt === null;
 
+/**
+ * Whether the request that renders the page is signed in (null: not known). The control's script asks for the
+ * account's channels only when it is, so a signed-out visit makes no request the hub refuses with 401.
+ */
+export const SignedIn = createContext<boolean | null>(null);
+
 export function AddToChannel(p: AddControlProps) {
   const host = p.site.host;
+  const signedIn = useContext(SignedIn);
   return (
-    <section id="add-to-channel" class="panel add-channel" data-host={host} data-channel={p.channel ?? ""}>
+    <section
+      id="add-to-channel"
+      class="panel add-channel"
+      data-host={host}
+      data-channel={p.channel ?? ""}
+      data-signed-in={signedIn === null ? undefined : String(signedIn)}
+    >
       <h2 id="add-title">Add to a channel</h2>
       <p>
         Your channel's agents see {p.choose ? "the tools you choose" : "this tool"} even with no tab of{" "}

@@ -131,14 +131,9 @@ export function ChannelsPage(props: { accountChannels?: AccountChannelLink[] | n
 
 const AUDIT_STATUSES = ["ok", "error", "invalid", "denied", "timeout", "disconnected", "cancelled"];
 
-export function ChannelConsolePage(props: { id: string; hub: string }) {
+export function ChannelConsoleBody(props: { id: string; hub: string }) {
   return (
-    <Layout
-      title="Channel console"
-      section="channels"
-      scripts={["channels"]}
-      description="Your channel: connect an agent and your tabs, see what your agents did."
-    >
+    <>
       <nav aria-label="Breadcrumb" class="crumbs">
         <a href="/channels">Channels</a> <span aria-hidden="true">›</span>{" "}
         <span aria-current="page" id="ch-crumb">
@@ -433,6 +428,6 @@ export function ChannelConsolePage(props: { id: string; hub: string }) {
           </button>
         </section>
       </div>
-    </Layout>
+    </>
   );
 }

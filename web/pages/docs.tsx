@@ -1,16 +1,11 @@
 // Docs: add /bridge.js to a site, write tools with either WebMCP generation, publish a manifest, connect an
 // agent, run the sidecar. Snippets use this hub's own origin.
 import { CodeBlock, Tabs } from "./components.js";
-import { Layout } from "./layout.js";
 
-export function DocsPage(props: { hub: string }) {
+export function DocsBody(props: { hub: string }) {
   const hub = props.hub;
   return (
-    <Layout
-      title="Docs"
-      description="Add WebMCP tools to your site, publish them, and connect your agent."
-      section="docs"
-    >
+    <>
       <header class="page-head">
         <h1>How webmcp-hub works</h1>
         <p class="lede">
@@ -319,6 +314,6 @@ document.modelContext.registerTool(
           a new code.
         </p>
       </section>
-    </Layout>
+    </>
   );
 }

@@ -2,17 +2,11 @@
 // a manifest → see the version. The page is the skeleton; publish.js drives the REST API in place. Without
 // JavaScript the same steps are given as API calls.
 import { CodeBlock, CopyValue, Notice } from "./components.js";
-import { Layout } from "./layout.js";
 
-export function PublishPage(props: { hub: string }) {
+export function PublishBody(props: { hub: string }) {
   const hub = props.hub;
   return (
-    <Layout
-      title="Publish your site's tools"
-      description="Prove you control your origin and publish the WebMCP tools your pages register."
-      section="publish"
-      scripts={["publish"]}
-    >
+    <>
       <header class="page-head">
         <h1>Publish your site's tools</h1>
         <p class="lede">
@@ -261,6 +255,6 @@ export function PublishPage(props: { hub: string }) {
           <CopyValue id="rotated-key" label="New publisher key" value="" secret />
         </div>
       </section>
-    </Layout>
+    </>
   );
 }

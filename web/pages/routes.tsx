@@ -12,7 +12,7 @@ import { getManifestVersion, listManifestVersions } from "../../src/worker/regis
 import { normalizeHost } from "../../src/worker/registry/origins.js";
 import { searchTools, siteTools } from "../../src/worker/registry/search.js";
 import { getVerifiedSite, listSites, siteView } from "../../src/worker/registry/sites.js";
-import { ChannelConsolePage, ChannelsPage } from "./channels.js";
+import { ChannelsPage } from "./channels.js";
 import { SignInPage } from "./account-signin.js";
 import { AccountPage } from "./account.js";
 import { ExtensionConnectPage } from "./extension-connect.js";
@@ -23,13 +23,12 @@ import { safeReturnTo } from "../../src/worker/accounts/return-to.js";
 import { sitePath } from "./components.js";
 import { cachedCounts, toolPageData } from "./data.js";
 import { diffLines, toolChanges } from "./diff.js";
-import { DocsPage } from "./docs.js";
 import { HomePage } from "./home.js";
 import { CspNonce, Layout } from "./layout.js";
-import { PublishPage } from "./publish.js";
-import { AddPage } from "./add.js";
+import { AddPage, SignedIn } from "./add.js";
 import { SitePage, type SiteDiff } from "./site.js";
 import { ToolPage } from "./tool.js";
+import { staticPage } from "./static-pages.js";
 
 export const pageRoutes = new Hono<AppEnv>();
 
@@ -187,17 +186,20 @@ pageRoutes.get("/sites/:host", async (c) => {
       };
     }
   }
+  const signedIn = (await currentAccount(c)) !== null;
   return renderPage(
     c,
-    <SitePage
-      site={siteView(site)}
-      tools={tools}
-      versions={versions}
-      shown={shown}
-      diff={diff}
-      diffError={diffError}
-      now={c.var.now}
-    />,
+    <SignedIn.Provider value={signedIn}>
+      <SitePage
+        site={siteView(site)}
+        tools={tools}
+        versions={versions}
+        shown={shown}
+        diff={diff}
+        diffError={diffError}
+        now={c.var.now}
+      />
+    </SignedIn.Provider>,
   );
 });
 
@@ -227,14 +229,17 @@ pageRoutes.get("/sites/:host/tools/:name", async (c) => {
       404,
     );
   }
+  const signedIn = (await currentAccount(c)) !== null;
   return renderPage(
     c,
-    <ToolPage
-      site={siteView(site)}
-      tool={tool}
-      pages={pages}
-      exports={EXPORT_FORMATS.map((f) => exportTools(f, site, [tool]))}
-    />,
+    <SignedIn.Provider value={signedIn}>
+      <ToolPage
+        site={siteView(site)}
+        tool={tool}
+        pages={pages}
+        exports={EXPORT_FORMATS.map((f) => exportTools(f, site, [tool]))}
+      />
+    </SignedIn.Provider>,
   );
 });
 
@@ -267,25 +272,30 @@ pageRoutes.get("/sites/:host/add", async (c) => {
   const byName = new Map(published.map((t) => [t.name, t]));
   const tools = names.length ? names.flatMap((n) => byName.get(n) ?? []) : published;
   const channel = c.req.query("channel")?.slice(0, 100);
+  const signedIn = (await currentAccount(c)) !== null;
   return renderPage(
     c,
-    <AddPage
-      site={siteView(site)}
-      tools={tools}
-      unknown={names.filter((n) => !byName.has(n))}
-      channel={channel}
-    />,
+    <SignedIn.Provider value={signedIn}>
+      <AddPage
+        site={siteView(site)}
+        tools={tools}
+        unknown={names.filter((n) => !byName.has(n))}
+        channel={channel}
+      />
+    </SignedIn.Provider>,
   );
 });
 
-pageRoutes.get("/publish", (c) => renderPage(c, <PublishPage hub={hubOrigin(c)} />));
+pageRoutes.get("/publish", async (c) =>
+  renderPage(c, await staticPage(c.env.ASSETS, "publish", { hub: hubOrigin(c) })),
+);
 pageRoutes.get("/channels", async (c) => {
   const account = await currentAccount(c);
   const owned = account ? await accountChannels(c.var.db, account.id) : null;
   return renderPage(c, <ChannelsPage accountChannels={owned} />);
 });
-pageRoutes.get("/channels/:id", (c) =>
-  renderPage(c, <ChannelConsolePage id={c.req.param("id")} hub={hubOrigin(c)} />),
+pageRoutes.get("/channels/:id", async (c) =>
+  renderPage(c, await staticPage(c.env.ASSETS, "console", { id: c.req.param("id"), hub: hubOrigin(c) })),
 );
 pageRoutes.get("/signin", async (c) => {
   const returnTo = safeReturnTo(c.req.query("return_to"), hubOrigin(c));
@@ -317,4 +327,6 @@ pageRoutes.get("/extension/connect", async (c) => {
   const channels = await accountChannels(c.var.db, account.id);
   return renderPage(c, <ExtensionConnectPage channels={channels.map(({ id, name }) => ({ id, name }))} />);
 });
-pageRoutes.get("/docs", (c) => renderPage(c, <DocsPage hub={hubOrigin(c)} />));
+pageRoutes.get("/docs", async (c) =>
+  renderPage(c, await staticPage(c.env.ASSETS, "docs", { hub: hubOrigin(c) })),
+);

@@ -1,0 +1,24 @@
+// The bodies of the static pages (static-pages.tsx), rendered with placeholders for their values. Imported by
+// the build (scripts/lib/page-bodies.mjs) and the tests, never by the Worker.
+import type { Child } from "hono/jsx";
+import { ChannelConsoleBody } from "./channels.js";
+import { DocsBody } from "./docs.js";
+import { PublishBody } from "./publish.js";
+import { placeholder, type StaticPageName, type StaticPageVars } from "./static-pages.js";
+
+export const STATIC_BODIES: Record<StaticPageName, (vars: Required<StaticPageVars>) => Child> = {
+  docs: ({ hub }) => <DocsBody hub={hub} />,
+  publish: ({ hub }) => <PublishBody hub={hub} />,
+  console: ({ id, hub }) => <ChannelConsoleBody id={id} hub={hub} />,
+};
+
+/** Each body as the build writes it: rendered with placeholders. */
+export async function renderFragments(): Promise<Record<StaticPageName, string>> {
+  const vars = { hub: placeholder("hub"), id: placeholder("id") };
+  const out = {} as Record<StaticPageName, string>;
+  for (const [name, body] of Object.entries(STATIC_BODIES) as Array<
+    [StaticPageName, (typeof STATIC_BODIES)["docs"]]
+  >)
+    out[name] = String(await (body(vars) as { toString(): string | Promise<string> }).toString());
+  return out;
+}

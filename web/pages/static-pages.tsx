@@ -1,0 +1,74 @@
+// Pages whose body is the same for every request but for a few values (the hub's origin, a channel id): the
+// docs, the publish page and the channel console (whose client script fills in the rest). Their bodies are
+// rendered once at build time (scripts/lib/page-bodies.mjs renders web/pages/static-bodies.tsx into
+// web/assets/fragments/<name>.html, with placeholders for the values) and the Worker wraps the fragment in the
+// layout per request, substituting the values HTML-escaped. Why: their markup, as JSX calls, was ~10 KiB of
+// the Worker's gzipped bundle (issue 14 keeps it ≤ 300 KiB); a static file costs the bundle nothing.
+// test/worker/static-pages.test.ts checks that a fragment filled in is exactly the body rendered directly.
+import { raw } from "hono/html";
+import type { Child } from "hono/jsx";
+import { Layout } from "./layout.js";
+
+export type StaticPageName = "docs" | "publish" | "console";
+export type StaticPageVars = { hub: string; id?: string };
+
+/** The text a value's placeholder is in a fragment (HTML-inert: escaping leaves it unchanged). */
+export const placeholder = (name: keyof StaticPageVars) => `%%webmcp-hub:${name}%%`;
+
+/** The path of a page's fragment among the Worker's static files. */
+export const fragmentPath = (name: StaticPageName) => `/fragments/${name}.html`;
+
+const LAYOUTS = {
+  docs: {
+    title: "Docs",
+    description: "Add WebMCP tools to your site, publish them, and connect your agent.",
+    section: "docs",
+  },
+  publish: {
+    title: "Publish your site's tools",
+    description: "Prove you control your origin and publish the WebMCP tools your pages register.",
+    section: "publish",
+    scripts: ["publish"],
+  },
+  console: {
+    title: "Channel console",
+    section: "channels",
+    scripts: ["channels"],
+    description: "Your channel: connect an agent and your tabs, see what your agents did.",
+  },
+} as const;
+
+const ESCAPES: Record<string, string> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+};
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => ESCAPES[ch]!);
+
+/** A fragment's text with each placeholder replaced by its value, HTML-escaped. */
+export function fillFragment(fragment: string, vars: StaticPageVars): string {
+  let html = fragment;
+  for (const [name, value] of Object.entries(vars) as Array<[keyof StaticPageVars, string]>)
+    html = html.replaceAll(placeholder(name), escapeHtml(value));
+  return html;
+}
+
+/** The page: its layout around its built fragment, filled in. Throws if the fragment was not built. */
+export async function staticPage(
+  assets: Fetcher,
+  name: StaticPageName,
+  vars: StaticPageVars,
+): Promise<Child> {
+  const res = await assets.fetch(new Request(`https://assets.invalid${fragmentPath(name)}`));
+  if (!res.ok)
+    throw new Error(`${fragmentPath(name)} is missing from the static files (run \`npm run build\`).`);
+  const body = fillFragment(await res.text(), vars);
+  const layout = LAYOUTS[name];
+  return (
+    <Layout {...layout} scripts={"scripts" in layout ? [...layout.scripts] : []}>
+      {raw(body)}
+    </Layout>
+  );
+}
