@@ -275,6 +275,20 @@ document.modelContext.registerTool(
           Every call is written to the channel's audit log (tool, status, agent, time, argument size and hash
           — never the arguments), which you can read in the console.
         </p>
+        <h3 id="marketplace-tools">Tools from the marketplace, with no tab open</h3>
+        <p>
+          On a verified site's page or one of its tools' pages, choose <strong>Add to a channel</strong>. Your
+          agents then see those tools even when no tab of the site is open, exactly as the site published them.
+          When an agent calls one, the webmcp-hub browser extension paired with the channel asks you to open
+          the tool's page; once the page registers the tool, the call runs there, asking first if the tool
+          changes data. An agent can also propose tools with <code>propose_tools</code> on{" "}
+          <code>{hub}/mcp/registry</code>: it gets a link for you to confirm.
+        </p>
+        <p>
+          Every live tool is checked against what its site published. In the console, choose what agents may
+          call: everything, everything with a warning on tools that changed since they were published, or
+          verified tools only.
+        </p>
       </section>
 
       <section id="sidecar" aria-labelledby="sidecar-title">
