@@ -278,10 +278,10 @@ document.modelContext.registerTool(
         <h3 id="marketplace-tools">Tools from the marketplace, with no tab open</h3>
         <p>
           On a verified site's page or one of its tools' pages, choose <strong>Add to a channel</strong>. Your
-          agents then see those tools even when no tab of the site is open, exactly as the site published them.
-          When an agent calls one, the webmcp-hub browser extension paired with the channel asks you to open
-          the tool's page; once the page registers the tool, the call runs there, asking first if the tool
-          changes data. An agent can also propose tools with <code>propose_tools</code> on{" "}
+          agents then see those tools even when no tab of the site is open, exactly as the site published
+          them. When an agent calls one, the webmcp-hub browser extension paired with the channel asks you to
+          open the tool's page; once the page registers the tool, the call runs there, asking first if the
+          tool changes data. An agent can also propose tools with <code>propose_tools</code> on{" "}
           <code>{hub}/mcp/registry</code>: it gets a link for you to confirm.
         </p>
         <p>
