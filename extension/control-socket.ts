@@ -6,29 +6,25 @@
 // what an `open` means (checks, the user's prompt, the tab) is the service worker's.
 //
 // Decisions where the issue is silent:
-// - Frames are checked with the contract's zod schemas here (OpenFrameSchema): a malformed `open` that still
+// - Frames are read by hand to exactly the contract's schemas (open-check.ts): a malformed `open` that still
 //   has an id is answered `open-failed` invalid at once, so the hub does not wait for a prompt that never comes.
 // - Close codes 4001/4003 are the hub refusing the pairing (hub-socket.ts): no retry, the service worker
 //   is told. 4008 is the hub keeping a newer browser's control socket instead of this one: no retry either
 //   (retrying would push the other browser out in turn); the next pairing or worker start tries again.
 // - When the socket closes, every open it carried is over (the hub stops waiting for them): `closed()` lets
 //   the service worker withdraw their prompts.
-import {
-  CONTROL_QUERY,
-  OpenCancelFrameSchema,
-  OpenFrameSchema,
-  type ControlFrame,
-  type OpenFailure,
-  type OpenFrame,
-} from "../src/protocol/control-frames.js";
+import type { CONTROL_QUERY, ControlFrame, OpenFailure, OpenFrame } from "../src/protocol/control-frames.js";
 import { HubSocket, type HubSocketEvents } from "./hub-socket.js";
+import { readOpenCancel, readOpenFrame } from "./open-check.js";
 import type { StoredPairing } from "./settings.js";
 
 /** The hub's close code for a control socket replaced by a newer one (page-opener.ts). */
 export const CLOSE_REPLACED = 4008;
+/** The relay URL's query that makes the socket a control socket (the contract's CONTROL_QUERY; type-checked). */
+const CONTROL: typeof CONTROL_QUERY = "control";
 
 export interface ControlSocketEvents extends HubSocketEvents {
-  /** The hub asks to open a page (already checked against OpenFrameSchema). */
+  /** The hub asks to open a page (read to OpenFrameSchema by open-check.ts). */
   open(frame: OpenFrame): void;
   /** The hub no longer waits for that open: withdraw its prompt (no answer is needed). */
   cancel(id: string, reason: string): void;
@@ -44,7 +40,7 @@ export class ControlSocket extends HubSocket {
 
   protected url(): URL {
     const url = new URL(this.pairing.relayUrl);
-    url.searchParams.set(CONTROL_QUERY, "1");
+    url.searchParams.set(CONTROL, "1");
     return url;
   }
 
@@ -76,15 +72,15 @@ export class ControlSocket extends HubSocket {
   protected frame(frame: Record<string, unknown>): void {
     switch (frame.type) {
       case "open": {
-        const parsed = OpenFrameSchema.safeParse(frame);
-        if (parsed.success) this.on.open(parsed.data);
+        const open = readOpenFrame(frame);
+        if (open) this.on.open(open);
         else if (typeof frame.id === "string" && frame.id.length > 0 && frame.id.length <= 64)
           this.openFailed(frame.id, "invalid", "The extension could not read this request to open a page.");
         return;
       }
       case "open-cancel": {
-        const parsed = OpenCancelFrameSchema.safeParse(frame);
-        if (parsed.success) this.on.cancel(parsed.data.id, parsed.data.reason);
+        const cancel = readOpenCancel(frame);
+        if (cancel) this.on.cancel(cancel.id, cancel.reason);
         return;
       }
     }

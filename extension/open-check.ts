@@ -8,6 +8,7 @@
 // - A site the user never shares is refused without a prompt (`blocked`), with a message saying how to change
 //   it; "always" and undecided sites are asked about (the open itself is always asked for).
 import type { OpenFailure, OpenFrame } from "../src/protocol/control-frames.js";
+import { LIMITS } from "../src/protocol/limits.js";
 
 export type OpenCheck =
   | { ok: true; url: string; origin: string }
@@ -41,4 +42,54 @@ export function checkOpen(
   if (sites[url.origin] === "never")
     return { ok: false, reason: "blocked", message: neverSharedMessage(url.origin) };
   return { ok: true, url: url.href, origin: url.origin };
+}
+
+const str = (v: unknown, min: number, max: number): v is string =>
+  typeof v === "string" && v.length >= min && v.length <= max;
+const HTTP_ORIGIN = /^https?:\/\/[^/?#\s]+$/;
+
+/**
+ * A hub `open` frame read by hand: exactly what OpenFrameSchema (src/protocol/control-frames.ts) accepts,
+ * or null. By hand, as the tab sockets read their frames, so the service worker does not carry zod (~100 KB);
+ * test/web/extension-open-check.test.ts holds it to the schema.
+ */
+export function readOpenFrame(f: Record<string, unknown>): OpenFrame | null {
+  const ok =
+    f.type === "open" &&
+    str(f.id, 1, 64) &&
+    str(f.url, 0, 2048) &&
+    /^https?:\/\//.test(f.url) &&
+    str(f.origin, 0, 2048) &&
+    HTTP_ORIGIN.test(f.origin) &&
+    str(f.site, 1, 253) &&
+    str(f.tool, 1, LIMITS.toolNameMax) &&
+    (f.title === undefined || str(f.title, 0, LIMITS.titleMax)) &&
+    typeof f.readOnly === "boolean" &&
+    str(f.agent, 1, 128) &&
+    (f.client === undefined || str(f.client, 0, LIMITS.clientNameMax)) &&
+    Number.isInteger(f.timeoutMs) &&
+    (f.timeoutMs as number) > 0 &&
+    (f.timeoutMs as number) <= LIMITS.callTimeoutMaxMs;
+  if (!ok) return null;
+  const { type: _type, ...rest } = f;
+  return {
+    type: "open",
+    id: rest.id as string,
+    url: rest.url as string,
+    origin: rest.origin as string,
+    site: rest.site as string,
+    tool: rest.tool as string,
+    ...(rest.title !== undefined && { title: rest.title as string }),
+    readOnly: rest.readOnly as boolean,
+    agent: rest.agent as string,
+    ...(rest.client !== undefined && { client: rest.client as string }),
+    timeoutMs: rest.timeoutMs as number,
+  };
+}
+
+/** A hub `open-cancel` frame read by hand (OpenCancelFrameSchema), or null. */
+export function readOpenCancel(f: Record<string, unknown>): { id: string; reason: string } | null {
+  return f.type === "open-cancel" && str(f.id, 1, 64) && str(f.reason, 0, 512)
+    ? { id: f.id, reason: f.reason }
+    : null;
 }
