@@ -24,6 +24,7 @@ import { and, asc, gte, ne, sql } from "drizzle-orm";
 import type { JsonSchemaObject, ToolAnnotations } from "../../protocol/index.js";
 import type { Db } from "../db/client.js";
 import { sites } from "../db/schema.js";
+import { TOOL_COLUMNS, toolView, type ToolRow } from "./search.js";
 import type { SiteRow } from "./sites.js";
 import { HubError } from "../http/errors.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
@@ -179,21 +180,6 @@ export interface ToolFeedEntry {
   updatedAt: string;
 }
 
-interface RawTool {
-  id: number;
-  host: string;
-  name: string;
-  version: number;
-  digest: string | null;
-  title: string | null;
-  description: string;
-  read_only: number;
-  annotations: string;
-  input_schema: string;
-  output_schema: string | null;
-  updated_at: number;
-}
-
 /** Current tools of listed sites changed since `updatedSince`, oldest change first. */
 export async function toolsFeed(
   db: Db,
@@ -201,8 +187,7 @@ export async function toolsFeed(
 ): Promise<{ tools: ToolFeedEntry[]; nextCursor: string | null }> {
   const after = position(q.cursor, TOOLS_FEED, "number");
   // tools_updated (updated_at, id) drives the walk; each row's site is looked up by its primary key.
-  const rows = await db.all<RawTool>(sql`SELECT t.id, t.host, t.name, t.version, t.digest, t.title,
-      t.description, t.read_only, t.annotations, t.input_schema, t.output_schema, t.updated_at
+  const rows = await db.all<ToolRow>(sql`SELECT ${TOOL_COLUMNS}
     FROM tools t CROSS JOIN sites s ON s.host = t.host
     WHERE t.updated_at >= ${q.updatedSince}
       ${after ? sql`AND (t.updated_at, t.id) > (${after[0]}, ${after[1]})` : sql``}
@@ -211,19 +196,10 @@ export async function toolsFeed(
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
   return {
-    tools: page.map((r) => ({
-      host: r.host,
-      name: r.name,
-      version: r.version,
-      digest: r.digest,
-      title: r.title,
-      description: r.description,
-      readOnly: r.read_only === 1,
-      annotations: JSON.parse(r.annotations) as ToolAnnotations,
-      inputSchema: JSON.parse(r.input_schema) as JsonSchemaObject,
-      outputSchema: r.output_schema ? (JSON.parse(r.output_schema) as JsonSchemaObject) : null,
-      updatedAt: iso(r.updated_at),
-    })),
+    tools: page.map((r) => {
+      const { site, origin: _origin, ...view } = toolView(r);
+      return { host: site, ...view };
+    }),
     nextCursor: rows.length > q.limit && last ? encodeCursor(TOOLS_FEED, [last.updated_at, last.id]) : null,
   };
 }

@@ -40,7 +40,7 @@ export interface ToolView {
   digest: string | null;
 }
 
-interface ToolRow {
+export interface ToolRow {
   id: number;
   host: string;
   origin: string;
