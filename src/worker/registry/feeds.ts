@@ -21,10 +21,9 @@
 // - In feed mode /api/sites ignores `sort`, and /api/tools refuses q, site and readOnly (400): a feed is
 //   everything changed, in change order.
 import { and, asc, gte, ne, sql } from "drizzle-orm";
-import type { JsonSchemaObject, ToolAnnotations } from "../../protocol/index.js";
 import type { Db } from "../db/client.js";
 import { sites } from "../db/schema.js";
-import { TOOL_COLUMNS, toolView, type ToolRow } from "./search.js";
+import { TOOL_COLUMNS, toolView, type ToolRow, type ToolView } from "./search.js";
 import type { SiteRow } from "./sites.js";
 import { HubError } from "../http/errors.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
@@ -165,20 +164,8 @@ export async function sitesFeed(
   };
 }
 
-export interface ToolFeedEntry {
-  host: string;
-  name: string;
-  version: number;
-  /** The definition digest (SHA-256 hex of RFC 8785 JSON), null for rows stored before digests existed. */
-  digest: string | null;
-  title: string | null;
-  description: string;
-  readOnly: boolean;
-  annotations: ToolAnnotations;
-  inputSchema: JsonSchemaObject;
-  outputSchema: JsonSchemaObject | null;
-  updatedAt: string;
-}
+/** One tool of the tools feed: a tool as search shows it (toolView), its site by host only. */
+export type ToolFeedEntry = Omit<ToolView, "site" | "origin"> & { host: string };
 
 /** Current tools of listed sites changed since `updatedSince`, oldest change first. */
 export async function toolsFeed(
