@@ -102,12 +102,16 @@ function summary(samples) {
   };
 }
 
-/** A hub for this bench: the real Worker bundled once, its own assets (a copy of /bridge.js), fresh D1. */
+/**
+ * A hub for this bench: the real Worker bundled once, its own assets (copies of /bridge.js and the files it
+ * loads when a page pairs, /bridge-relay.js and /bridge-ui.js), fresh D1.
+ */
 async function startHub() {
   const assets = join(DATA, "assets");
   await rm(assets, { recursive: true, force: true });
   await mkdir(assets, { recursive: true });
-  await cp(join(ROOT, "web/assets/bridge.js"), join(assets, "bridge.js"));
+  for (const file of ["bridge.js", "bridge-relay.js", "bridge-ui.js"])
+    await cp(join(ROOT, "web/assets", file), join(assets, file));
   const built = await buildWorker({
     root: ROOT,
     config: join(HERE, "wrangler.toml"),
