@@ -21,6 +21,8 @@ export interface CreatedChannel {
   ownerKey: string;
   agentToken: string;
   agentTokenId: string;
+  /** What the hub calls the agent token created with the channel (the approval and the audit show it). */
+  agentTokenLabel: string;
   mcpUrl: string;
   mcpCapabilityUrl: string;
   pairingCode: string;
@@ -111,6 +113,8 @@ export interface AuditEntry {
   tool: string;
   status: AuditStatus;
   agentTokenId: string | null;
+  /** The agent's name when it called: its token's label, or the OAuth app's name (null: an older row). */
+  agent: string | null;
   provider: { id: string; label: string | null; origin: string | null } | null;
   argBytes: number;
   argSha256: string;

@@ -263,7 +263,7 @@ describe("what the console shows of a provider", () => {
       await client.close();
       await poll(() => page.locator("#audit-rows tr").count()).toBe(1);
       const agentCell = page.locator('#audit-rows td[data-label="Agent"]');
-      expect(squash(await agentCell.textContent())).toBe("default");
+      expect(squash(await agentCell.textContent())).toBe("your agent (token created with the channel)");
       expect(await page.locator("body").textContent()).not.toContain("verified by webmcp-hub");
       expect(await violations(page)).toEqual([]);
       expect(errors).toEqual([]);

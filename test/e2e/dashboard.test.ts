@@ -611,7 +611,9 @@ describe("the dashboard in Chromium", () => {
         "buyProduct",
         "get-dresses",
       ]);
-      expect(squash(await page.locator("#audit-rows tr").last().textContent())).toContain("default");
+      expect(squash(await page.locator("#audit-rows tr").last().textContent())).toContain(
+        "your agent (token created with the channel)",
+      );
       expect(squash(await page.locator("#audit-rows tr").last().textContent())).toContain(demoOrigin);
       await browser.screenshot(page, "channel-console-live-desktop");
 

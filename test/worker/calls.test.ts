@@ -133,7 +133,10 @@ describe("calls", () => {
     const agent = await connectAgent(ch);
     await agent.callTool({ name: "buy", arguments: { text: "x" } });
     const call = await provider.next("call");
-    expect(call.approval).toEqual({ agent: "default", client: "test-agent" });
+    expect(call.approval).toEqual({
+      agent: "your agent (token created with the channel)",
+      client: "test-agent",
+    });
   });
 
   it("times out a call the provider never answers, and cancels it on the provider", async () => {

@@ -179,6 +179,11 @@ describe("connected apps", () => {
 
     const audit = await SELF.fetch(`${HUB}/api/channels/${ch.id}/audit`, { headers: who.browser });
     expect(audit.status).toBe(200);
+    // The API's rows name the app as the owner knows it, not by its grant id.
+    const { entries } = (await audit.json()) as {
+      entries: Array<{ agent: string | null; agentTokenId: string }>;
+    };
+    expect(entries.map((e) => e.agent)).toEqual(["Audit app"]);
     const row = await env.DB.prepare("SELECT agent_token_id, agent_label FROM audit_log WHERE channel_id = ?")
       .bind(ch.id)
       .first<{ agent_token_id: string; agent_label: string }>();
@@ -199,18 +204,20 @@ describe("connected apps", () => {
     provider.close();
   });
 
-  it("names an agent-token caller by its token's label in audit rows, as before", async () => {
+  it("names an agent-token caller by its token's label in audit rows (the first token labelled for what it is)", async () => {
     const who = await owner();
     const ch = await ownedChannel(who);
     const provider = await connectProvider(asTestChannel(ch), { tools: [echoTool()] });
     provider.serve(() => ({ content: [{ type: "text", text: "ok" }] }));
     const agent = await connectAgent(asTestChannel(ch), ch.resource, ch.agentToken);
     await agent.callTool({ name: "echo", arguments: { text: "one" } });
-    await SELF.fetch(`${HUB}/api/channels/${ch.id}/audit`, { headers: who.browser });
+    const audit = await SELF.fetch(`${HUB}/api/channels/${ch.id}/audit`, { headers: who.browser });
+    const { entries } = (await audit.json()) as { entries: Array<{ agent: string | null }> };
+    expect(entries.map((e) => e.agent)).toEqual(["your agent (token created with the channel)"]);
     const row = await env.DB.prepare("SELECT agent_label FROM audit_log WHERE channel_id = ?")
       .bind(ch.id)
       .first<{ agent_label: string }>();
-    expect(row).toEqual({ agent_label: "default" });
+    expect(row).toEqual({ agent_label: "your agent (token created with the channel)" });
     await agent.close();
     provider.close();
   });

@@ -249,7 +249,10 @@ describe("agent tokens", () => {
         headers: { authorization: `Bearer ${ch.ownerKey}` },
       })
     ).json()) as any;
-    expect(list.agentTokens.map((t: any) => t.label).sort()).toEqual(["claude", "default"]);
+    expect(list.agentTokens.map((t: any) => t.label).sort()).toEqual([
+      "claude",
+      "your agent (token created with the channel)",
+    ]);
     const agent = await connectAgent(ch, `${HUB}/mcp/${ch.id}`, created.agentToken);
     await agent.listTools();
     const revoked = await api(`/api/channels/${ch.id}/agent-tokens`, {

@@ -120,7 +120,9 @@ describe("the agent's name in approval requests (item 8)", () => {
       json: { name: "buy", arguments: { text: "x" } },
     });
     expect(res.status).toBe(200);
-    expect((await provider.next("call")).approval).toEqual({ agent: "default" });
+    expect((await provider.next("call")).approval).toEqual({
+      agent: "your agent (token created with the channel)",
+    });
   });
 });
 

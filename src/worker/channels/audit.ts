@@ -1,4 +1,5 @@
-// Reading a channel's audit log from D1, newest first, with filters and keyset cursors.
+// Reading a channel's audit log from D1, newest first, with filters and keyset cursors. Each row names its
+// agent as the hub knew it when it called: the agent token's label, or the OAuth app's registered name.
 import { and, desc, eq, gte, lt, or, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { auditLog } from "../db/schema.js";
@@ -54,6 +55,7 @@ export async function listAudit(
       tool: r.tool,
       status: r.status,
       agentTokenId: r.agentTokenId,
+      agent: r.agentLabel,
       provider: r.providerId ? { id: r.providerId, label: r.providerLabel, origin: r.origin } : null,
       argBytes: r.argBytes,
       argSha256: r.argSha256,

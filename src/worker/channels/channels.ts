@@ -49,6 +49,12 @@ export function formatPairingCode(code: string): string {
   return `${code.slice(0, 4)}-${code.slice(4)}`;
 }
 
+/**
+ * The label of the agent token a channel is created with. A person reads it where the hub names the agent:
+ * the approval ("Allow your agent (token created with the channel) to run …?"), the audit log, the tokens.
+ */
+export const FIRST_AGENT_TOKEN_LABEL = "your agent (token created with the channel)";
+
 export async function createChannel(
   db: Db,
   input: { name: string; strictNames: boolean },
@@ -83,7 +89,7 @@ export async function createChannel(
       id: agentTokenId,
       channelId: id,
       tokenHash: await sha256Hex(agentToken),
-      label: "default",
+      label: FIRST_AGENT_TOKEN_LABEL,
       createdAt: now,
     }),
     db.insert(pairingCodes).values({
@@ -104,6 +110,7 @@ export async function createChannel(
     ownerKey,
     agentToken,
     agentTokenId,
+    agentTokenLabel: FIRST_AGENT_TOKEN_LABEL,
     ...channelUrls(hubOrigin, id, agentToken),
     pairingCode: formatPairingCode(code),
     pairingCodeExpiresAt: new Date(now + PAIRING_TTL_MS).toISOString(),
