@@ -2,6 +2,7 @@
 // (MCP URL and token with client snippets, pairing code with its countdown, live providers and tools,
 // the audit log, agent tokens). The hub shows a channel's secrets once; channels.js keeps them in this
 // browser's local storage and drives the owner API.
+import { sidecarPairCommand } from "../shared/snippets.js";
 import { CodeBlock, CopyValue, Notice } from "./components.js";
 import { Layout } from "./layout.js";
 
@@ -222,7 +223,7 @@ export function ChannelConsoleBody(props: { id: string; hub: string }) {
             <CodeBlock
               id="sidecar-cmd"
               label="sidecar command"
-              code={`npx webmcp-hub pair CODE --hub ${props.hub} --root ~/Documents`}
+              code={sidecarPairCommand(props.hub, "CODE")}
             />
           </section>
         </div>

@@ -1,5 +1,16 @@
 // Docs: add /bridge.js to a site, write tools with either WebMCP generation, publish a manifest, connect an
 // agent, run the sidecar. Snippets use this hub's own origin.
+import {
+  INSPECTOR_NOTE,
+  claudeCodeCommand,
+  inspectorCommand,
+  plainHttpCall,
+  publishCommand,
+  sidecarDesktopConfig,
+  sidecarPairCommand,
+  sidecarReconnectCommand,
+  sidecarStdioCommand,
+} from "../shared/snippets.js";
 import { CodeBlock, Tabs } from "./components.js";
 
 export function DocsBody(props: { hub: string }) {
@@ -235,8 +246,7 @@ document.modelContext.registerTool(
 }`}
         />
         <p>
-          From a script or CI:{" "}
-          <code>npx webmcp-hub publish webmcp.json --hub {hub} --site HOST --key whp_…</code>.
+          From a script or CI: <code>{publishCommand(hub)}</code>.
         </p>
       </section>
 
@@ -260,16 +270,24 @@ document.modelContext.registerTool(
           id="agent-claude"
           label="Claude Code command"
           lang="sh"
-          code={`claude mcp add --transport http webmcp-hub ${hub}/mcp/CHANNEL_ID --header "Authorization: Bearer wha_…"`}
+          code={claudeCodeCommand(`${hub}/mcp/CHANNEL_ID`, "wha_…")}
         />
         <p>Agents that do not speak MCP can call a tool over plain HTTP:</p>
         <CodeBlock
           id="agent-curl"
           label="plain HTTP call"
           lang="sh"
-          code={`curl -X POST ${hub}/api/channels/CHANNEL_ID/calls \\
-  -H 'authorization: Bearer wha_…' -H 'content-type: application/json' \\
-  -d '{"name":"get-dresses","arguments":{"size":8}}'`}
+          code={plainHttpCall(hub, "CHANNEL_ID", "wha_…", `{"name":"get-dresses","arguments":{"size":8}}`)}
+        />
+        <p>
+          To see what an agent sees, list the tools with the MCP Inspector's command line (the Inspector{" "}
+          {INSPECTOR_NOTE}):
+        </p>
+        <CodeBlock
+          id="agent-inspector"
+          label="MCP Inspector command"
+          lang="sh"
+          code={inspectorCommand(`${hub}/mcp/CHANNEL_ID`, "wha_…")}
         />
         <p>
           Every call is written to the channel's audit log (tool, status, agent, time, argument size and hash
@@ -295,36 +313,29 @@ document.modelContext.registerTool(
         <h2 id="sidecar-title">5. Run the sidecar</h2>
         <p>
           The sidecar lets agents search your own files by time (<code>fs.search_by_time</code>), only inside
-          the folders you allow. Run it for a local agent over stdio:
+          the folders you allow. The hub serves it as a package npx runs, so all it needs is Node (20 or
+          newer). Run it for a local agent over stdio:
         </p>
-        <CodeBlock
-          id="sidecar-stdio"
-          label="sidecar over stdio"
-          lang="sh"
-          code={`npx webmcp-hub sidecar --root ~/Documents`}
-        />
+        <CodeBlock id="sidecar-stdio" label="sidecar over stdio" lang="sh" code={sidecarStdioCommand(hub)} />
         <p>
-          For example in Claude Desktop's <code>claude_desktop_config.json</code>:
+          For example in Claude Desktop's <code>claude_desktop_config.json</code> (with an absolute folder:
+          Claude Desktop starts its servers in <code>/</code>):
         </p>
         <CodeBlock
           id="sidecar-desktop"
           label="Claude Desktop configuration"
           lang="json"
-          code={`{
-  "mcpServers": {
-    "my-files": { "command": "npx", "args": ["webmcp-hub", "sidecar", "--root", "/Users/me/Documents"] }
-  }
-}`}
+          code={sidecarDesktopConfig(hub)}
         />
         <p>Or pair it with your channel, so remote agents reach it too (the code comes from the console):</p>
         <CodeBlock
           id="sidecar-pair"
           label="pair the sidecar"
           lang="sh"
-          code={`npx webmcp-hub pair CODE --hub ${hub} --root ~/Documents`}
+          code={sidecarPairCommand(hub, "CODE")}
         />
         <p>
-          It keeps the token it gets, so later <code>npx webmcp-hub pair --hub {hub}</code> reconnects without
+          It keeps the token it gets, so later <code>{sidecarReconnectCommand(hub)}</code> reconnects without
           a new code.
         </p>
       </section>

@@ -10,6 +10,7 @@ import type {
   ProviderView,
 } from "../../../src/protocol/views.js";
 import { ago, plural } from "../../shared/markup.js";
+import { sidecarPairCommand } from "../../shared/snippets.js";
 import { api } from "../lib/api.js";
 import { announce, byId, h, messageOf, showError, timeText } from "../lib/dom.js";
 import { store, type KeptChannel } from "../lib/store.js";
@@ -127,13 +128,13 @@ function runConsole(kept: KeptChannel, hub: string): void {
       countdown.textContent = ch.pairingCode
         ? "That code has expired. Get a new one."
         : "Get a code to connect a tab or the sidecar.";
-      sidecarCmd.textContent = `npx webmcp-hub pair CODE --hub ${hub} --root ~/Documents`;
+      sidecarCmd.textContent = sidecarPairCommand(hub, "CODE");
       return false;
     }
     code.textContent = ch.pairingCode;
     const s = Math.ceil(left / 1000);
     countdown.textContent = `Valid for ${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")} more (until ${new Date(expires).toLocaleTimeString()}).`;
-    sidecarCmd.textContent = `npx webmcp-hub pair ${ch.pairingCode} --hub ${hub} --root ~/Documents`;
+    sidecarCmd.textContent = sidecarPairCommand(hub, ch.pairingCode);
     return true;
   }
   renderCode();
