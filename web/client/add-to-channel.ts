@@ -1,7 +1,6 @@
 // Entry of /assets/add-to-channel.js: "Add to a channel" on a tool's page, a site's page and the confirm page
-// of an agent's proposal (/sites/:host/add, web/pages/add.tsx). Fills the channel chooser with the signed-in
-// account's channels (GET /api/account/channels; requests then go with the session cookie) and the channels
-// kept in this browser (with their owner keys), adds the checked tools with POST /api/channels/:id/tools, and
+// of an agent's proposal (/sites/:host/add, web/pages/add.tsx). Fills the channel chooser with the user's
+// channels (lib/my-channels.ts: the signed-in account's, then those only this browser keeps), adds the checked tools with POST /api/channels/:id/tools, and
 // says what was added, or why not, in a live region with a link to the channel's console.
 //
 // Decisions where the issue is silent:
@@ -12,43 +11,15 @@
 //   page names one (a proposal's `channel`) that is one of the user's.
 import { ApiError, api } from "./lib/api.js";
 import { $, byId, h, messageOf, type Child } from "./lib/dom.js";
+import { myChannels, type OwnedChannel } from "./lib/my-channels.js";
 import { store } from "./lib/store.js";
 
-/** A channel the user may add to, and how to authenticate as its owner ("" = the session cookie). */
-interface Choice {
-  id: string;
-  name: string;
-  token: string;
-  source: "account" | "browser";
-}
+type Choice = OwnedChannel;
 
 const REMEMBERED = "add-channel";
 
 const root = $("add-to-channel");
 if (root) void setup(root);
-
-/** The signed-in account's channels (null when nobody is signed in or the hub could not say). */
-async function accountChannels(): Promise<Choice[] | null> {
-  // The page says when nobody is signed in: then no request (the hub would answer 401).
-  if ($("add-to-channel")?.dataset.signedIn === "false") return null;
-  try {
-    const body = await api<{ channels: Array<{ id: string; name: string }> }>("/api/account/channels");
-    return body.channels.map((c) => ({ id: c.id, name: c.name, token: "", source: "account" }));
-  } catch {
-    return null;
-  }
-}
-
-/** The account's channels first, then the ones only this browser keeps. */
-export async function myChannels(): Promise<{ channels: Choice[]; signedIn: boolean }> {
-  const account = await accountChannels();
-  const ids = new Set((account ?? []).map((c) => c.id));
-  const kept: Choice[] = store
-    .channels()
-    .filter((c) => !ids.has(c.id) && typeof c.ownerKey === "string" && c.ownerKey !== "")
-    .map((c) => ({ id: c.id, name: c.name, token: c.ownerKey, source: "browser" }));
-  return { channels: [...(account ?? []), ...kept], signedIn: account !== null };
-}
 
 /** Plain words for what the API refused, with what to do. */
 export function explain(e: unknown, channel: Choice): Child[] {
@@ -90,7 +61,8 @@ async function setup(section: HTMLElement): Promise<void> {
     status.hidden = kind === "";
   };
 
-  const { channels, signedIn } = await myChannels();
+  const said = section.dataset.signedIn;
+  const { channels, signedIn } = await myChannels(said === undefined ? undefined : said === "true");
   select.replaceChildren();
   if (channels.length === 0) {
     select.append(h("option", { value: "" }, "No channels yet"));

@@ -1,14 +1,41 @@
-// Entry of /assets/tool.js: "Try it" on a tool's page. Picks one of the channels this browser keeps, finds
-// the tool among the tools the channel's tabs offer (same origin, same original name), and calls it with
-// POST /api/channels/:id/calls and the channel's agent token, exactly as an agent would; then shows the result.
-import type { ChannelSnapshot, PlainCallResult } from "../../src/protocol/views.js";
+// Entry of /assets/tool.js: "Try it" on a tool's page. Picks one of the user's channels (the signed-in
+// account's and those this browser keeps, as "Add to a channel" lists them: lib/my-channels.ts), finds the
+// tool among the tools the channel's tabs offer (same origin, same original name), and calls it with
+// POST /api/channels/:id/calls and an agent token of the channel, exactly as an agent would; then shows the
+// result. An account's channel that this browser keeps no agent token of gets one on the first run, created
+// through the session and labelled "Try it in this browser" (kept under "try-tokens"; made anew once if it
+// was revoked), so the owner sees in the audit log that the call came from here.
+import type { ChannelSnapshot, CreatedAgentToken, PlainCallResult } from "../../src/protocol/views.js";
 import type { ContentBlock } from "../../src/protocol/results.js";
 import { ApiError, api } from "./lib/api.js";
 import { $, announce, byId, fill, h, messageOf, showError, type Child } from "./lib/dom.js";
+import { myChannels, type OwnedChannel } from "./lib/my-channels.js";
 import { store } from "./lib/store.js";
 
+const TRY_TOKEN_LABEL = "Try it in this browser";
+const TRY_TOKENS = "try-tokens";
+
 const section = $("try");
-if (section) setup(section);
+if (section) void setup(section);
+
+/** An agent token of `ch` this browser holds: the channel's kept one, or the one Try it made. */
+function heldToken(ch: OwnedChannel): string | null {
+  const kept = store.channel(ch.id);
+  const own = kept?.agentToken ?? kept?.tokens?.find((t) => !t.revoked)?.token;
+  if (own) return own;
+  return store.get<Record<string, string>>(TRY_TOKENS, {})[ch.id] ?? null;
+}
+
+/** Makes (with the owner's credentials) and keeps an agent token for Try it's calls on `ch`. */
+async function makeTryToken(ch: OwnedChannel): Promise<string> {
+  const body = await api<CreatedAgentToken>(`/api/channels/${encodeURIComponent(ch.id)}/agent-tokens`, {
+    method: "POST",
+    json: { label: TRY_TOKEN_LABEL },
+    token: ch.token,
+  });
+  store.set(TRY_TOKENS, { ...store.get<Record<string, string>>(TRY_TOKENS, {}), [ch.id]: body.agentToken });
+  return body.agentToken;
+}
 
 const STATUS_HELP: Record<string, string> = {
   denied: "You (or someone at the tab) declined the call.",
@@ -28,7 +55,7 @@ function pagesOf(raw: string | undefined): string[] {
   }
 }
 
-function setup(section: HTMLElement) {
+async function setup(section: HTMLElement) {
   const origin = section.dataset.origin ?? "";
   const toolName = section.dataset.tool ?? "";
   const readOnly = section.dataset.readonly === "true";
@@ -42,7 +69,8 @@ function setup(section: HTMLElement) {
   const fields = [
     ...form.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>("[data-arg]"),
   ];
-  const channels = store.channels();
+  const said = $("add-to-channel")?.dataset.signedIn;
+  const { channels } = await myChannels(said === undefined ? undefined : said === "true");
 
   const setStatus = (kind: string, ...content: Child[]) => {
     status.className = `alert ${kind}`;
@@ -60,7 +88,7 @@ function setup(section: HTMLElement) {
 
   select.replaceChildren();
   if (channels.length === 0) {
-    select.append(h("option", { value: "" }, "No channels in this browser"));
+    select.append(h("option", { value: "" }, "No channels yet"));
     setStatus(
       "info",
       h(
@@ -80,13 +108,29 @@ function setup(section: HTMLElement) {
     return;
   }
   const remembered = store.get("try-channel", "");
-  for (const c of channels) {
-    select.append(h("option", { value: c.id, selected: c.id === remembered }, `${c.name} (${c.id})`));
-  }
+  const group = (label: string, list: OwnedChannel[]) =>
+    list.length
+      ? h(
+          "optgroup",
+          { label },
+          list.map((c) => h("option", { value: c.id, selected: c.id === remembered }, `${c.name} (${c.id})`)),
+        )
+      : null;
+  for (const g of [
+    group(
+      "Your account's channels",
+      channels.filter((c) => c.source === "account"),
+    ),
+    group(
+      "Kept in this browser",
+      channels.filter((c) => c.source === "browser"),
+    ),
+  ])
+    if (g) select.append(g);
   select.disabled = false;
   run.disabled = false;
 
-  const channel = () => store.channel(select.value);
+  const channel = () => channels.find((c) => c.id === select.value);
   let exposedName: string | null = null;
 
   /** Looks for this tool among the channel's live tools; explains what to do when it is not there. */
@@ -98,7 +142,7 @@ function setup(section: HTMLElement) {
     let snapshot: ChannelSnapshot;
     try {
       snapshot = await api<ChannelSnapshot>(`/api/channels/${encodeURIComponent(ch.id)}`, {
-        token: ch.ownerKey,
+        token: ch.token,
       });
     } catch (e) {
       const gone = e instanceof ApiError && (e.status === 401 || e.status === 404);
@@ -109,7 +153,9 @@ function setup(section: HTMLElement) {
           ? h(
               "p",
               {},
-              "This browser's key for the channel no longer works. ",
+              ch.source === "account"
+                ? "Your session has ended or the channel is gone: sign in again. "
+                : "This browser's key for the channel no longer works. ",
               h("a", { href: "/channels" }, "Create a new channel"),
               ".",
             )
@@ -231,19 +277,7 @@ function setup(section: HTMLElement) {
         announce("The tool is not connected. See the steps above.");
         return;
       }
-      const token = ch.agentToken ?? ch.tokens?.find((t) => !t.revoked)?.token;
-      if (!token) {
-        result.replaceChildren(
-          h(
-            "div",
-            { class: "alert error", role: "alert" },
-            "This browser has no agent token for this channel. Create one in ",
-            h("a", { href: `/channels/${encodeURIComponent(ch.id)}#tokens` }, "the channel console"),
-            ".",
-          ),
-        );
-        return;
-      }
+      let token = heldToken(ch) ?? (await makeTryToken(ch));
       result.replaceChildren(
         h(
           "p",
@@ -252,16 +286,24 @@ function setup(section: HTMLElement) {
         ),
       );
       const started = performance.now();
-      const body = await api<{ results: PlainCallResult[] }>(
-        `/api/channels/${encodeURIComponent(ch.id)}/calls`,
-        {
+      const call = (agentToken: string) =>
+        api<{ results: PlainCallResult[] }>(`/api/channels/${encodeURIComponent(ch.id)}/calls`, {
           method: "POST",
-          token,
+          token: agentToken,
           json: { name: exposedName, arguments: args },
-        },
-      );
-      const call = body.results[0];
-      if (call) renderResult(call, performance.now() - started);
+        });
+      let body: { results: PlainCallResult[] };
+      try {
+        body = await call(token);
+      } catch (e) {
+        // The token Try it made here was revoked in the console: make another, once.
+        const mine = store.get<Record<string, string>>(TRY_TOKENS, {})[ch.id] === token;
+        if (!(e instanceof ApiError && e.status === 401 && mine)) throw e;
+        token = await makeTryToken(ch);
+        body = await call(token);
+      }
+      const first = body.results[0];
+      if (first) renderResult(first, performance.now() - started);
     } catch (e) {
       result.replaceChildren(
         h("div", { class: "alert error", role: "alert" }, h("strong", {}, "The call failed. "), messageOf(e)),

@@ -49,7 +49,7 @@ export function ChannelsPage(props: { accountChannels?: AccountChannelLink[] | n
           ) : (
             <ul id="account-channel-list" class="plain-list">
               {props.accountChannels.map((ch) => (
-                <li>
+                <li data-channel-id={ch.id}>
                   <a href={`/channels/${encodeURIComponent(ch.id)}`}>{ch.name}</a>
                 </li>
               ))}
@@ -132,6 +132,35 @@ export function ChannelsPage(props: { accountChannels?: AccountChannelLink[] | n
 
 const AUDIT_STATUSES = ["ok", "error", "invalid", "denied", "timeout", "disconnected", "cancelled"];
 
+/** The console's sections, in page order: the section nav links each one. */
+const CONSOLE_SECTIONS: Array<[id: string, label: string]> = [
+  ["providers", "Connected"],
+  ["tools", "Tools"],
+  ["audit", "Recent calls"],
+  ["connect", "Connect"],
+  ["access", "Who may call"],
+  ["added-tools", "Marketplace"],
+  ["browser", "This browser"],
+];
+
+/** One fact of the glance strip: a label, a value the console fills in, a link to its section. */
+function Glance(props: { id: string; label: string; href: string }) {
+  return (
+    <div class="glance-item">
+      <dt>{props.label}</dt>
+      <dd>
+        <a href={props.href} id={props.id}>
+          …
+        </a>
+      </dd>
+    </div>
+  );
+}
+
+// The console reads top down as a person asks: is anything connected, what do my agents see, what happened
+// lately; then how to connect more, who may call, and this browser's keys. A glance strip answers the first
+// three in one line; the section nav reaches every section directly. Tables stack into labelled cards on
+// narrow screens, and a table shows only when it has rows (otherwise one sentence says what is missing).
 export function ChannelConsoleBody(props: { id: string; hub: string }) {
   return (
     <>
@@ -172,63 +201,36 @@ export function ChannelConsoleBody(props: { id: string; hub: string }) {
         <div id="fresh" hidden>
           <Notice kind="warn" title="Your channel is ready.">
             The hub shows its agent token and owner key only once. This browser keeps a copy in local storage
-            so the console works here; save them in your password manager too.
+            so the console works here; save them in your password manager too. Then{" "}
+            <a href="#connect">connect your agent and a tab</a>.
           </Notice>
         </div>
 
-        <div class="grid-2">
-          <section aria-labelledby="agent-title" class="panel" id="agent">
-            <h2 id="agent-title">1. Connect your agent</h2>
-            <p>
-              Give your MCP client the URL and the token (sent as a Bearer header), or the capability URL
-              alone.
-            </p>
-            <CopyValue id="mcp-url" label="MCP URL" value="" />
-            <div id="agent-token-row">
-              <CopyValue id="agent-token" label="Agent token" value="" secret />
-            </div>
-            <div id="cap-url-row">
-              <CopyValue id="cap-url" label="Capability URL (token inside)" value="" secret />
-            </div>
-            <p id="no-agent-token" class="note" hidden>
-              This browser has no agent token of this channel. Create one below under “Agent tokens”.
-            </p>
-            <div id="snippets" class="tabs" data-tabs="MCP client"></div>
-          </section>
+        <section aria-labelledby="glance-title" id="glance" class="glance-box">
+          <h2 id="glance-title" class="sr-only">
+            At a glance
+          </h2>
+          <dl class="glance">
+            <Glance id="glance-tabs" label="Tabs" href="#providers" />
+            <Glance id="glance-sidecar" label="Sidecar" href="#providers" />
+            <Glance id="glance-extension" label="Browser extension" href="#providers" />
+            <Glance id="glance-agents" label="Agents" href="#access" />
+            <Glance id="glance-tools" label="Tools agents see" href="#tools" />
+            <Glance id="glance-last" label="Last call" href="#audit" />
+          </dl>
+        </section>
 
-          <section aria-labelledby="pair-title" class="panel" id="pair">
-            <h2 id="pair-title">2. Connect your tabs and computer</h2>
-            <div class="pair-box">
-              <span class="label" id="pair-label">
-                Pairing code
-              </span>
-              <output id="pair-code" class="code-big" aria-labelledby="pair-label">
-                ––––-––––
-              </output>
-              <p id="pair-countdown" class="meta">
-                &nbsp;
-              </p>
-              <button type="button" class="btn" id="pair-new">
-                New pairing code
-              </button>
-            </div>
-            <p class="meta">A code works once, for 10 minutes.</p>
-            <h3>A tab</h3>
-            <p>
-              Open a page of a site that embeds <code>/bridge.js</code>, press the webmcp-hub button in its
-              corner and type the code. Its tools appear below.
-            </p>
-            <h3>Your computer</h3>
-            <p>Serve your files' search to the channel with the sidecar:</p>
-            <CodeBlock
-              id="sidecar-cmd"
-              label="sidecar command"
-              code={sidecarPairCommand(props.hub, "CODE")}
-            />
-          </section>
-        </div>
+        <nav aria-label="Console sections" class="console-nav">
+          <ul>
+            {CONSOLE_SECTIONS.map(([id, label]) => (
+              <li>
+                <a href={`#${id}`}>{label}</a>
+              </li>
+            ))}
+          </ul>
+        </nav>
 
-        <section aria-labelledby="providers-title" id="providers">
+        <section aria-labelledby="providers-title" id="providers" class="console-section">
           <h2 id="providers-title">Connected now</h2>
           <p id="providers-summary" class="meta" role="status">
             Checking…
@@ -236,13 +238,20 @@ export function ChannelConsoleBody(props: { id: string; hub: string }) {
           <ul id="provider-list" class="cards two"></ul>
         </section>
 
-        <section aria-labelledby="tools-title" id="tools">
+        <section aria-labelledby="tools-title" id="tools" class="console-section">
           <h2 id="tools-title">Tools your agents see</h2>
           <p id="tools-empty" class="empty-inline" hidden>
-            No tools yet. Connect a tab or the sidecar with the pairing code above; they appear here within
-            seconds.
+            No tools yet. <a href="#pair">Connect a tab or the sidecar</a> with a pairing code; its tools
+            appear here within seconds.
           </p>
-          <div class="table-wrap" id="tools-table" hidden>
+          <div
+            class="table-wrap"
+            id="tools-table"
+            role="region"
+            aria-labelledby="tools-title"
+            tabindex={0}
+            hidden
+          >
             <table class="data stack live-tools">
               <caption class="sr-only">Tools exposed to this channel's agents</caption>
               <thead>
@@ -257,55 +266,46 @@ export function ChannelConsoleBody(props: { id: string; hub: string }) {
               <tbody id="tool-rows"></tbody>
             </table>
           </div>
-          <form id="policy-form" class="stack">
-            <fieldset aria-describedby="policy-hint">
-              <legend>What agents may call</legend>
-              <p class="hint" id="policy-hint">
-                Each tool a tab offers is checked against what its site published in the registry: verified,
-                changed since published, or unpublished. Sidecar tools are not checked.
-              </p>
-              <div class="field check">
-                <input type="radio" id="policy-all" name="verificationPolicy" value="all" checked />
-                <label for="policy-all">Every tool</label>
-              </div>
-              <div class="field check">
-                <input type="radio" id="policy-warn" name="verificationPolicy" value="warn" />
-                <label for="policy-warn">
-                  Every tool, with a warning the agent reads on tools that are not verified
-                </label>
-              </div>
-              <div class="field check">
-                <input type="radio" id="policy-verified" name="verificationPolicy" value="verified" />
-                <label for="policy-verified">Verified tools only (calls to others are refused)</label>
-              </div>
-            </fieldset>
-            <div id="policy-error" class="alert error" role="alert" hidden></div>
-            <p id="policy-status" class="meta" role="status"></p>
-            <button type="submit" class="btn small">
-              Save
-            </button>
-          </form>
+          <details class="policy">
+            <summary>
+              What agents may call: <span id="policy-current">every tool</span>
+            </summary>
+            <form id="policy-form" class="stack">
+              <fieldset aria-describedby="policy-hint">
+                <legend>What agents may call</legend>
+                <p class="hint" id="policy-hint">
+                  Each tool a tab offers is checked against what its site published in the registry: verified,
+                  changed since published, or unpublished. Sidecar tools are not checked.
+                </p>
+                <div class="field check">
+                  <input type="radio" id="policy-all" name="verificationPolicy" value="all" checked />
+                  <label for="policy-all">Every tool</label>
+                </div>
+                <div class="field check">
+                  <input type="radio" id="policy-warn" name="verificationPolicy" value="warn" />
+                  <label for="policy-warn">
+                    Every tool, with a warning the agent reads on tools that are not verified
+                  </label>
+                </div>
+                <div class="field check">
+                  <input type="radio" id="policy-verified" name="verificationPolicy" value="verified" />
+                  <label for="policy-verified">Verified tools only (calls to others are refused)</label>
+                </div>
+              </fieldset>
+              <div id="policy-error" class="alert error" role="alert" hidden></div>
+              <p id="policy-status" class="meta" role="status"></p>
+              <button type="submit" class="btn small">
+                Save
+              </button>
+            </form>
+          </details>
         </section>
 
-        <section aria-labelledby="added-title" id="added-tools">
-          <h2 id="added-title">Marketplace tools added</h2>
+        <section aria-labelledby="audit-title" id="audit" class="console-section">
+          <h2 id="audit-title">Recent calls</h2>
           <p class="meta">
-            Tools of verified sites added from the marketplace: your agents see them even with no tab open, as
-            their site publishes them. <a href="/">Add more from the marketplace</a>.
-          </p>
-          <p id="added-summary" class="meta" role="status">
-            Checking…
-          </p>
-          <p id="added-opener" class="meta" role="status"></p>
-          <div id="added-error" class="alert error" role="alert" hidden></div>
-          <div id="added-list"></div>
-        </section>
-
-        <section aria-labelledby="audit-title" id="audit">
-          <h2 id="audit-title">Audit log</h2>
-          <p class="meta">
-            One row for every call your agents made, newest first. Arguments are not stored: only their size
-            and SHA-256.
+            The audit log: one row for every call your agents made, newest first. Arguments are not stored,
+            only their size and SHA-256.
           </p>
           <form id="audit-filters" class="filters" aria-label="Filter the audit log">
             <div class="field inline">
@@ -343,7 +343,14 @@ export function ChannelConsoleBody(props: { id: string; hub: string }) {
             </button>
           </form>
           <p id="audit-summary" class="meta" role="status"></p>
-          <div class="table-wrap" id="audit-table" hidden>
+          <div
+            class="table-wrap"
+            id="audit-table"
+            role="region"
+            aria-labelledby="audit-title"
+            tabindex={0}
+            hidden
+          >
             <table class="data stack audit">
               <caption class="sr-only">Calls, newest first</caption>
               <thead>
@@ -373,51 +380,129 @@ export function ChannelConsoleBody(props: { id: string; hub: string }) {
           </nav>
         </section>
 
-        <section aria-labelledby="tokens-title" id="tokens">
-          <h2 id="tokens-title">Agent tokens</h2>
-          <p class="meta">Give each agent its own token, so you can see who did what and revoke one alone.</p>
-          <div class="table-wrap">
-            <table class="data stack">
-              <caption class="sr-only">Agent tokens of this channel</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Label</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">State</th>
-                  <th scope="col">
-                    <span class="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody id="token-rows"></tbody>
-            </table>
-          </div>
-          <form id="token-form" class="filters" novalidate>
-            <div class="field inline">
-              <label for="token-label">New token for</label>
-              <input
-                id="token-label"
-                name="label"
-                type="text"
-                required
-                maxlength={100}
-                placeholder="e.g. claude-code"
+        <section aria-labelledby="connect-title" id="connect" class="console-section">
+          <h2 id="connect-title">Connect</h2>
+          <div class="grid-2">
+            <section aria-labelledby="agent-title" class="panel" id="agent">
+              <h3 id="agent-title">Your agent</h3>
+              <p>
+                Give your MCP client the URL and the token (sent as a Bearer header), or the capability URL
+                alone.
+              </p>
+              <CopyValue id="mcp-url" label="MCP URL" value="" />
+              <div id="agent-token-row">
+                <CopyValue id="agent-token" label="Agent token" value="" secret />
+              </div>
+              <div id="cap-url-row">
+                <CopyValue id="cap-url" label="Capability URL (token inside)" value="" secret />
+              </div>
+              <p id="no-agent-token" class="note" hidden>
+                This browser has no agent token of this channel. Create one under{" "}
+                <a href="#tokens">Who may call</a>.
+              </p>
+              <div id="snippets" class="tabs" data-tabs="MCP client"></div>
+            </section>
+
+            <section aria-labelledby="pair-title" class="panel" id="pair">
+              <h3 id="pair-title">Your tabs and computer</h3>
+              <div class="pair-box">
+                <span class="label" id="pair-label">
+                  Pairing code
+                </span>
+                <output id="pair-code" class="code-big" aria-labelledby="pair-label">
+                  ––––-––––
+                </output>
+                <p id="pair-countdown" class="meta">
+                  &nbsp;
+                </p>
+                <button type="button" class="btn" id="pair-new">
+                  New pairing code
+                </button>
+              </div>
+              <p class="meta">A code works once, for 10 minutes.</p>
+              <h4>A tab</h4>
+              <p>
+                Open a page of a site that embeds <code>/bridge.js</code>, press the webmcp-hub button in its
+                corner and type the code. Its tools appear below.
+              </p>
+              <h4>Your computer</h4>
+              <p>Serve your files' search to the channel with the sidecar:</p>
+              <CodeBlock
+                id="sidecar-cmd"
+                label="sidecar command"
+                code={sidecarPairCommand(props.hub, "CODE")}
               />
-            </div>
-            <button type="submit" class="btn">
-              Create token
-            </button>
-          </form>
-          <div id="token-error" class="alert error" role="alert" hidden></div>
-          <div id="token-created" hidden>
-            <Notice kind="warn" title="New agent token, shown once.">
-              This browser keeps a copy.
-            </Notice>
-            <CopyValue id="new-token" label="New agent token" value="" secret />
+            </section>
           </div>
         </section>
 
-        <section aria-labelledby="browser-title" id="browser" class="panel">
+        <section aria-labelledby="access-title" id="access" class="console-section">
+          <h2 id="access-title">Who may call</h2>
+          <section aria-labelledby="tokens-title" id="tokens">
+            <h3 id="tokens-title">Agent tokens</h3>
+            <p class="meta">
+              Give each agent its own token, so you can see who did what and revoke one alone.
+            </p>
+            <p id="tokens-empty" class="empty-inline" hidden>
+              No agent tokens. Create one below, or connect an OAuth app with the MCP URL alone.
+            </p>
+            <div class="table-wrap" id="tokens-table" hidden>
+              <table class="data stack">
+                <caption class="sr-only">Agent tokens of this channel</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Label</th>
+                    <th scope="col">Created</th>
+                    <th scope="col">State</th>
+                    <th scope="col">
+                      <span class="sr-only">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody id="token-rows"></tbody>
+              </table>
+            </div>
+            <form id="token-form" class="filters" novalidate>
+              <div class="field inline">
+                <label for="token-label">New token for</label>
+                <input
+                  id="token-label"
+                  name="label"
+                  type="text"
+                  required
+                  maxlength={100}
+                  placeholder="e.g. claude-code"
+                />
+              </div>
+              <button type="submit" class="btn">
+                Create token
+              </button>
+            </form>
+            <div id="token-error" class="alert error" role="alert" hidden></div>
+            <div id="token-created" hidden>
+              <Notice kind="warn" title="New agent token, shown once.">
+                This browser keeps a copy.
+              </Notice>
+              <CopyValue id="new-token" label="New agent token" value="" secret />
+            </div>
+          </section>
+        </section>
+
+        <section aria-labelledby="added-title" id="added-tools" class="console-section">
+          <h2 id="added-title">Marketplace tools added</h2>
+          <p class="meta">
+            Tools of verified sites added from the marketplace: your agents see them even with no tab open.{" "}
+            <a href="/">Add more from the marketplace</a>.
+          </p>
+          <p id="added-summary" class="meta" role="status">
+            Checking…
+          </p>
+          <p id="added-opener" class="meta" role="status"></p>
+          <div id="added-error" class="alert error" role="alert" hidden></div>
+          <div id="added-list"></div>
+        </section>
+
+        <section aria-labelledby="browser-title" id="browser" class="panel console-section">
           <h2 id="browser-title">This browser</h2>
           <p>
             The owner key lets anyone who has it manage this channel. It is kept in this browser's local

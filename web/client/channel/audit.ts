@@ -14,8 +14,17 @@ export interface AuditLog {
   onNewest(): boolean;
 }
 
-/** Wires the filters and pager of `#audit`; `agents` names agent tokens (from the latest snapshot). */
-export function auditLog(path: string, token: string, agents: () => AgentTokenView[]): AuditLog {
+/**
+ * Wires the filters and pager of `#audit`; `agents` names agent tokens (from the latest snapshot) for rows
+ * written before rows named their agent; `onLatest` hears the newest call (null: none) whenever the newest
+ * unfiltered page loads.
+ */
+export function auditLog(
+  path: string,
+  token: string,
+  agents: () => AgentTokenView[],
+  onLatest?: (entry: AuditEntry | null) => void,
+): AuditLog {
   const state = { tool: "", status: "", since: 0, cursors: [] as string[], next: null as string | null };
 
   async function load(): Promise<void> {
@@ -37,6 +46,7 @@ export function auditLog(path: string, token: string, agents: () => AgentTokenVi
     const names = new Map(agents().map((t) => [t.id, t.label]));
     byId("audit-table").hidden = rows.length === 0;
     const filtered = state.tool || state.status || state.since;
+    if (!filtered && state.cursors.length === 0) onLatest?.(rows[0] ?? null);
     const empty = byId("audit-empty");
     empty.hidden = rows.length > 0;
     empty.textContent = filtered
@@ -97,12 +107,7 @@ function auditRow(r: AuditEntry, agents: Map<string, string>): HTMLTableRowEleme
       auditVerificationBadge(r.verification),
     ),
     h("td", { "data-label": "Status" }, h("span", { class: `status ${statusClass(r.status)}` }, r.status)),
-    h(
-      "td",
-      { "data-label": "Agent" },
-      (r.agentTokenId ? agents.get(r.agentTokenId) : undefined) ??
-        (r.agentTokenId ? r.agentTokenId.slice(0, 8) : "—"),
-    ),
+    h("td", { "data-label": "Agent", class: "agent-cell" }, agentName(r, agents)),
     h("td", { "data-label": "Provider" }, r.provider ? (r.provider.origin ?? r.provider.label ?? "—") : "—"),
     h("td", { "data-label": "Took" }, r.durationMs === null ? "—" : `${r.durationMs} ms`),
     h(
@@ -117,4 +122,13 @@ function auditRow(r: AuditEntry, agents: Map<string, string>): HTMLTableRowEleme
     ),
     h("td", { "data-label": "Message" }, r.message ?? ""),
   );
+}
+
+/** The agent as its owner knows it: the row's own name, else its token's current label, else what it was. */
+function agentName(r: AuditEntry, agents: Map<string, string>): string {
+  if (r.agent) return r.agent;
+  const label = r.agentTokenId ? agents.get(r.agentTokenId) : undefined;
+  if (label) return label;
+  if (r.agentTokenId?.startsWith("oauth:")) return "an OAuth app";
+  return r.agentTokenId ? `token ${r.agentTokenId.slice(0, 8)}` : "—";
 }

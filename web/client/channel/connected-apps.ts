@@ -1,6 +1,6 @@
 // The channel console's "Connected apps": the OAuth clients (Claude, ChatGPT, VS Code, …) the owning account
 // allowed to use this channel, when each was granted and last used, and Disconnect (revokes the grant and
-// ends the app's MCP sessions at once). Its own section after "Agent tokens"; console.ts starts it.
+// ends the app's MCP sessions at once). Its own part of "Who may call", after "Agent tokens"; console.ts starts it.
 import type {
   ConnectedAppView,
   ConnectedAppsResponse,
@@ -12,15 +12,18 @@ import { announce, h, messageOf, showError, timeText } from "../lib/dom.js";
 
 const POLL_MS = 10_000;
 
-/** Adds the section to the console and keeps it current; `token` is the owner key ("" : the session cookie). */
-export function connectedApps(path: string, token: string): void {
+/**
+ * Adds the section to the console and keeps it current; `token` is the owner key ("" : the session cookie).
+ * `onCount` hears how many apps are connected after each load. The table shows only when there are apps.
+ */
+export function connectedApps(path: string, token: string, onCount?: (count: number) => void): void {
   const rows = h("tbody", { id: "app-rows" });
   const summary = h("p", { class: "meta", id: "apps-summary" }, "Loading…");
   const error = h("div", { id: "apps-error", class: "alert error", role: "alert", hidden: true });
   const section = h(
     "section",
     { id: "connected-apps", "aria-labelledby": "apps-title" },
-    h("h2", { id: "apps-title" }, "Connected apps"),
+    h("h3", { id: "apps-title" }, "Connected apps"),
     h(
       "p",
       { class: "meta" },
@@ -29,7 +32,7 @@ export function connectedApps(path: string, token: string): void {
     summary,
     h(
       "div",
-      { class: "table-wrap" },
+      { class: "table-wrap", id: "apps-table", hidden: true },
       h(
         "table",
         { class: "data stack" },
@@ -55,12 +58,14 @@ export function connectedApps(path: string, token: string): void {
   if (anchor) anchor.after(section);
   else document.getElementById("console")?.append(section);
 
-  const since = (iso: string) => ago(Date.now() - Date.parse(iso), Date.now());
+  const since = (iso: string) => ago(Date.parse(iso), Date.now());
 
   function render(apps: ConnectedAppView[]) {
     summary.textContent = apps.length
-      ? `${apps.length} ${plural(apps.length, "app")} connected.`
+      ? `${plural(apps.length, "app")} connected.`
       : "No app is connected. Paste this channel's MCP URL into an OAuth MCP client to connect one.";
+    section.querySelector<HTMLElement>("#apps-table")!.hidden = apps.length === 0;
+    onCount?.(apps.length);
     rows.replaceChildren(
       ...apps.map((app) =>
         h(
@@ -75,7 +80,17 @@ export function connectedApps(path: string, token: string): void {
               : "",
           ),
           h("td", { "data-label": "Granted" }, timeText(app.grantedAt)),
-          h("td", { "data-label": "Last used" }, app.lastUsedAt ? since(app.lastUsedAt) : "not yet"),
+          h(
+            "td",
+            { "data-label": "Last used" },
+            app.lastUsedAt
+              ? h(
+                  "time",
+                  { datetime: app.lastUsedAt, title: timeText(app.lastUsedAt) },
+                  since(app.lastUsedAt),
+                )
+              : "not yet",
+          ),
           h(
             "td",
             { "data-label": "Actions" },

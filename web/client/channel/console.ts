@@ -1,9 +1,11 @@
 // The channel console on /channels/:id, driven by the owner key this browser keeps (or, for a channel of the
-// signed-in account, by its session): the agent connection
-// (MCP URL, token, client snippets), the pairing code and its countdown, live providers and tools
-// (GET /api/channels/:id every few seconds while visible), the audit log, agent tokens, forgetting the channel.
+// signed-in account, by its session; or brought by a one-click console link's fragment, open.ts): the glance
+// strip (what is connected, the tools, the last call), live providers and tools (GET /api/channels/:id every
+// few seconds while visible), the audit log, the agent connection (MCP URL, token, client snippets), the
+// pairing code and its countdown, agent tokens and connected apps, forgetting the channel.
 import type {
   AgentTokenView,
+  AuditEntry,
   ChannelSnapshot,
   CreatedAgentToken,
   PairingCodeView,
@@ -14,11 +16,12 @@ import { sidecarPairCommand } from "../../shared/snippets.js";
 import { api } from "../lib/api.js";
 import { announce, byId, h, messageOf, showError, timeText } from "../lib/dom.js";
 import { store, type KeptChannel } from "../lib/store.js";
+import { shortened, toolName } from "../lib/text.js";
 import { addedTools } from "./added-tools.js";
 import { auditLog } from "./audit.js";
 import { connectedApps } from "./connected-apps.js";
 import { submitButton } from "./list.js";
-import { openWithKey } from "./open.js";
+import { keepFromLink, openWithKey, takeConsoleLink } from "./open.js";
 import { renderSnippets } from "./snippets.js";
 import { policyControl, verificationBadge } from "./verification.js";
 
@@ -47,9 +50,30 @@ export function pageLink(p: Pick<ProviderView, "kind" | "origin" | "page">): str
 }
 
 export function consolePage(id: string, hub: string): void {
+  // First of all: a console link's fragment leaves the address bar before anything else happens.
+  const link = takeConsoleLink();
+  if (link) {
+    keepFromLink(id, link)
+      .then((kept) => {
+        runConsole(kept, hub);
+        announce(
+          "This browser now keeps the channel's owner key; the link's keys were removed from the address bar.",
+        );
+      })
+      .catch((e: unknown) =>
+        openKept(id, hub, `The owner key in the link did not open this channel: ${messageOf(e)}`),
+      );
+    return;
+  }
+  openKept(id, hub);
+}
+
+/** Opens the console with what this browser keeps, or the account's session, or asks for the owner key. */
+function openKept(id: string, hub: string, problem?: string): void {
   const kept = store.channel(id);
   if (kept) {
     runConsole(kept, hub);
+    if (problem) announce(problem);
     return;
   }
   // Not kept here: a channel of the signed-in account opens by the session cookie alone (no key sent);
@@ -58,9 +82,10 @@ export function consolePage(id: string, hub: string): void {
     .then((body) => runConsole(sessionRecord(body), hub))
     .catch(() => {
       byId("ch-missing").hidden = false;
+      const key = byId("missing-key", HTMLInputElement);
+      if (problem) showError(byId("missing-error"), problem, key);
       byId("missing-form").addEventListener("submit", (event) => {
         event.preventDefault();
-        const key = byId("missing-key", HTMLInputElement);
         void openWithKey(id, key.value.trim(), byId("missing-error"), key);
       });
     });
@@ -154,6 +179,37 @@ function runConsole(kept: KeptChannel, hub: string): void {
     }
   });
 
+  // -- At a glance: what is connected, the tools, the last call (each links to its section) --
+  let apps: number | null = null;
+  let lastCall: AuditEntry | null | undefined;
+  const setText = (elId: string, text: string) => {
+    const el = byId(elId);
+    if (el.textContent !== text) el.textContent = text;
+  };
+  function renderGlance() {
+    if (snapshot) {
+      const tabs = snapshot.providers.filter((p) => p.kind === "tab");
+      const sidecars = snapshot.providers.filter((p) => p.kind === "sidecar").length;
+      setText("glance-tabs", tabs.length ? `${plural(tabs.length, "tab")} connected` : "none connected");
+      setText("glance-sidecar", sidecars ? `${plural(sidecars, "sidecar")} connected` : "not connected");
+      const browsers = snapshot.extensionsConnected ?? 0;
+      setText("glance-extension", browsers ? `connected in ${plural(browsers, "browser")}` : "not connected");
+      setText("glance-tools", snapshot.tools.length ? plural(snapshot.tools.length, "tool") : "none yet");
+      const tokens = snapshot.agentTokens.filter((t) => !t.revokedAt).length;
+      setText(
+        "glance-agents",
+        `${plural(tokens, "agent token")}${apps === null ? "" : ` · ${plural(apps, "app")}`}`,
+      );
+    }
+    if (lastCall !== undefined)
+      setText(
+        "glance-last",
+        lastCall
+          ? `${lastCall.tool} · ${lastCall.status} · ${since(lastCall.at)}${lastCall.agent ? ` · ${lastCall.agent}` : ""}`
+          : "none yet",
+      );
+  }
+
   // -- Live state --
   let snapshot: ChannelSnapshot | null = null;
   let lastSummary = "";
@@ -163,7 +219,7 @@ function runConsole(kept: KeptChannel, hub: string): void {
     const viaExtension = s.providers.filter((p) => p.via === "extension").length;
     const summary = s.providers.length
       ? `${s.providers.length} connected: ${plural(tabs, "tab")}${viaExtension ? ` (${viaExtension} through the browser extension)` : ""}, ${plural(sidecars, "sidecar")}.`
-      : "Nothing is connected. Use the pairing code above to connect a tab or the sidecar.";
+      : "Nothing is connected. Use a pairing code (under Connect) to connect a tab or the sidecar.";
     if (summary !== lastSummary) {
       byId("providers-summary").textContent = summary;
       lastSummary = summary;
@@ -269,9 +325,9 @@ function runConsole(kept: KeptChannel, hub: string): void {
           h(
             "th",
             { scope: "row", "data-label": "Name agents call" },
-            h("code", {}, t.name),
+            toolName(t.name),
             t.originalName && t.originalName !== t.name
-              ? h("span", { class: "meta" }, ` (${t.originalName})`)
+              ? h("span", { class: "meta" }, " (", toolName(t.originalName), ")")
               : "",
           ),
           h("td", { "data-label": "From" }, t.origin ?? t.label),
@@ -285,7 +341,7 @@ function runConsole(kept: KeptChannel, hub: string): void {
               t.readOnly ? "read-only" : "changes data — asks for approval",
             ),
           ),
-          h("td", { "data-label": "Description" }, t.description),
+          h("td", { "data-label": "Description", class: "desc-cell" }, shortened(t.description)),
         ),
       ),
     );
@@ -295,6 +351,8 @@ function runConsole(kept: KeptChannel, hub: string): void {
 
   function renderTokens(s: ChannelSnapshot) {
     const mine = new Map((ch.tokens ?? []).map((t) => [t.id, t]));
+    byId("tokens-empty").hidden = s.agentTokens.length > 0;
+    byId("tokens-table").hidden = s.agentTokens.length === 0;
     byId("token-rows").replaceChildren(
       ...s.agentTokens.map((t) =>
         h(
@@ -400,6 +458,7 @@ function runConsole(kept: KeptChannel, hub: string): void {
       renderTools(snapshot);
       policy.show(snapshot.channel.verificationPolicy);
       renderTokens(snapshot);
+      renderGlance();
     } catch (e) {
       byId("live").hidden = true;
       if (!failing) byId("providers-summary").textContent = `Could not read the channel: ${messageOf(e)}`;
@@ -409,9 +468,20 @@ function runConsole(kept: KeptChannel, hub: string): void {
   }
 
   // -- Audit log --
-  const audit = auditLog(path, token, () => snapshot?.agentTokens ?? []);
+  const audit = auditLog(
+    path,
+    token,
+    () => snapshot?.agentTokens ?? [],
+    (newest) => {
+      lastCall = newest;
+      renderGlance();
+    },
+  );
   const policy = policyControl(path, token);
-  connectedApps(path, token);
+  connectedApps(path, token, (count) => {
+    apps = count;
+    renderGlance();
+  });
   addedTools(path, token);
 
   byId("forget-channel").addEventListener("click", () => {

@@ -7,8 +7,25 @@ import { store } from "../lib/store.js";
 import { channelRecord, openWithKey } from "./open.js";
 
 export function listPage(): void {
-  const channels = store.channels();
-  byId("channel-empty").hidden = channels.length > 0;
+  // A channel of the signed-in account is listed once, under the account (rendered by the server); that
+  // this browser keeps its keys too is said beside it.
+  const accountItems = new Map(
+    [...document.querySelectorAll<HTMLElement>("#account-channel-list [data-channel-id]")].map((li) => [
+      li.dataset.channelId ?? "",
+      li,
+    ]),
+  );
+  const all = store.channels();
+  const channels = all.filter((c) => !accountItems.has(c.id));
+  for (const c of all) {
+    const li = accountItems.get(c.id);
+    if (li && !li.querySelector(".kept-here"))
+      li.append(h("span", { class: "meta kept-here" }, " · its keys are kept in this browser too"));
+  }
+  const empty = byId("channel-empty");
+  empty.hidden = channels.length > 0;
+  if (all.length > 0 && channels.length === 0)
+    empty.textContent = "Every channel this browser keeps belongs to your account: see the list above.";
   byId("channel-list").replaceChildren(
     ...channels.map((c) =>
       h(

@@ -46,6 +46,11 @@ export function policyControl(path: string, token: string | undefined) {
   const error = byId("policy-error");
   const status = byId("policy-status");
   let dirty = false;
+  // The summary line of the policy's <details> says the policy in force.
+  const showCurrent = (policy: Policy) => {
+    const current = document.getElementById("policy-current");
+    if (current && current.textContent !== POLICY_SHORT[policy]) current.textContent = POLICY_SHORT[policy];
+  };
   form.addEventListener("change", () => {
     dirty = true;
   });
@@ -63,6 +68,7 @@ export function policyControl(path: string, token: string | undefined) {
       dirty = false;
       showError(error, "");
       status.textContent = `Saved: ${POLICY_TEXT[body.channel.verificationPolicy]}`;
+      showCurrent(body.channel.verificationPolicy);
     } catch (e) {
       status.textContent = "";
       showError(error, `Could not save the policy: ${messageOf(e)}`);
@@ -73,7 +79,9 @@ export function policyControl(path: string, token: string | undefined) {
   return {
     /** The channel's current policy, from a snapshot (ignored while the owner has unsaved changes). */
     show(policy: Policy | undefined) {
-      if (dirty || !policy) return;
+      if (!policy) return;
+      showCurrent(policy);
+      if (dirty) return;
       const radio = form.querySelector<HTMLInputElement>(`input[value="${policy}"]`);
       if (radio) radio.checked = true;
     },
@@ -84,4 +92,10 @@ const POLICY_TEXT: Record<Policy, string> = {
   all: "agents may call every tool.",
   warn: "agents may call every tool; tools not verified carry a warning.",
   verified: "agents may call only verified tools (and sidecar tools).",
+};
+
+const POLICY_SHORT: Record<Policy, string> = {
+  all: "every tool",
+  warn: "every tool, with a warning on tools not verified",
+  verified: "verified tools only",
 };
