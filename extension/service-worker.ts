@@ -30,7 +30,7 @@ import {
 } from "./messages.js";
 import { RESEND_REQUEST, TAB_PORT, isRecord, type RunMessage, type SharedMessage } from "./page-channel.js";
 import {
-  DEFAULT_HUB_URL,
+  defaultHubUrl,
   hubOriginOf,
   loadOnce,
   loadSettings,
@@ -451,7 +451,7 @@ async function state(currentTabId?: number): Promise<ExtensionState> {
   const p = settings.pairing;
   return {
     hubUrl: settings.hubUrl,
-    defaultHubUrl: DEFAULT_HUB_URL,
+    defaultHubUrl: await defaultHubUrl(),
     pairing: p && {
       hubOrigin: p.hubOrigin,
       channelId: p.channelId,

@@ -4,9 +4,29 @@
 //   approvals, and the last problem to show.
 // - chrome.storage.session (this browser session): "allow once" decisions, per tab.
 // The service worker is the only writer; content scripts read the hub URL only.
+// The hub the extension starts with is hub.json's, at the extension's root: the build writes it, and a hub
+// that serves the extension (/downloads/webmcp-hub-extension.zip) writes its own origin there, so an
+// extension installed from a hub points at that hub.
 
 /** The hub this build was made for (`WEBMCP_HUB_URL` at build time; `npm start`'s hub by default). */
-export const DEFAULT_HUB_URL: string = process.env.WEBMCP_HUB_URL ?? "http://localhost:8787";
+export const BUILT_HUB_URL: string = process.env.WEBMCP_HUB_URL ?? "http://localhost:8787";
+
+let packagedHub: Promise<string> | undefined;
+
+/**
+ * The hub the extension starts with: hub.json's `hub`, else BUILT_HUB_URL. The service worker and extension
+ * pages only (content scripts cannot read the package's files; they read the stored hub URL).
+ */
+export function defaultHubUrl(): Promise<string> {
+  packagedHub ??= fetch(chrome.runtime.getURL("hub.json"))
+    .then((res) => res.json() as Promise<unknown>)
+    .then((json) => {
+      const hub = (json as { hub?: unknown } | null)?.hub;
+      return (typeof hub === "string" && hubOriginOf(hub)) || BUILT_HUB_URL;
+    })
+    .catch(() => BUILT_HUB_URL);
+  return packagedHub;
+}
 
 export interface StoredPairing {
   hubOrigin: string;
@@ -28,7 +48,7 @@ export interface Stored {
 }
 
 const DEFAULTS: Stored = {
-  hubUrl: DEFAULT_HUB_URL,
+  hubUrl: BUILT_HUB_URL,
   pairing: null,
   problem: "",
   sites: {},
@@ -36,8 +56,16 @@ const DEFAULTS: Stored = {
   always: {},
 };
 
+/**
+ * The service worker's settings. A hub URL never saved is hub.json's, and is saved now, so that content
+ * scripts (loadHubUrl) read the same hub from the service worker's first start on.
+ */
 export async function loadSettings(): Promise<Stored> {
   const got = await chrome.storage.local.get<Partial<Stored>>(Object.keys(DEFAULTS) as (keyof Stored)[]);
+  if (got.hubUrl === undefined) {
+    got.hubUrl = await defaultHubUrl();
+    await chrome.storage.local.set({ hubUrl: got.hubUrl });
+  }
   return { ...DEFAULTS, ...got };
 }
 
@@ -47,7 +75,7 @@ export async function saveSettings(patch: Partial<Stored>): Promise<void> {
 
 export async function loadHubUrl(): Promise<string> {
   const { hubUrl } = (await chrome.storage.local.get("hubUrl")) as Partial<Stored>;
-  return hubUrl ?? DEFAULT_HUB_URL;
+  return hubUrl ?? BUILT_HUB_URL;
 }
 
 /** "Allow once" decisions: tabId → the origin allowed in it. */

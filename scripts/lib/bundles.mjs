@@ -1,8 +1,16 @@
 // The one list of esbuild bundles the project ships besides the Worker (which wrangler bundles itself), used
 // by scripts/build.mjs (`npm run build`, `npm start`, `npm test`, `npm run deploy`, the e2e setup) and by
 // bin/webmcp-hub.mjs (the sidecar's bundles, built on first run in a checkout). An entry that does not exist
-// yet is skipped with a one-line note.
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+// yet is skipped with a one-line note. After them, the downloads made of them (buildDownloads).
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -72,6 +80,21 @@ const noJsonSchemaFormats = {
 /** The browser bundles that carry src/bridge's WebMCP registry (/bridge.js, the extension's MAIN world). */
 const bridgeBrowser = { ...browser, plugins: [noJsonSchemaFormats] };
 const node = { platform: "node", format: "esm", target: ["node20"], packages: "external" };
+/**
+ * Node bundles that carry their dependencies. `ws` is CommonJS and requires Node's modules, which an ES module
+ * can do only through a `require` of its own (the banner); its optional native helpers stay out (it runs
+ * without them).
+ */
+const nodeStandalone = {
+  platform: "node",
+  format: "esm",
+  target: ["node20"],
+  minify: true,
+  external: ["bufferutil", "utf-8-validate"],
+  banner: {
+    js: 'import { createRequire as __webmcpHubRequire } from "node:module"; const require = __webmcpHubRequire(import.meta.url);',
+  },
+};
 
 export const BUNDLES = [
   {
@@ -152,6 +175,22 @@ export const BUNDLES = [
     outfile: "dist/sidecar/scan-worker.mjs",
     options: node,
   },
+  // The same two with every dependency bundled in: the files of the slim npm package the hub serves at
+  // /downloads/webmcp-hub-sidecar.tgz (scripts/lib/sidecar-package.mjs packs them), which needs only Node.
+  {
+    name: "sidecar-package:cli",
+    group: "sidecar-package",
+    entry: "src/sidecar/cli.ts",
+    outfile: "dist/sidecar-package/cli.mjs",
+    options: { ...nodeStandalone, banner: { js: `#!/usr/bin/env node\n${nodeStandalone.banner.js}` } },
+  },
+  {
+    name: "sidecar-package:scan-worker",
+    group: "sidecar-package",
+    entry: "src/sidecar/scan-worker.ts",
+    outfile: "dist/sidecar-package/scan-worker.mjs",
+    options: nodeStandalone,
+  },
 ];
 
 /**
@@ -210,7 +249,46 @@ export async function buildBundles({ log = (line) => console.log(line), group } 
     await buildPageFragments(esbuild, log);
     built.push("pages");
   }
+  built.push(...(await buildDownloads(built, log)));
   return { built, skipped };
+}
+
+const dist = (path) => join(ROOT, "dist", path);
+/** The downloads the hub serves from its static files (src/worker/routes/downloads.ts stamps each with its origin). */
+export const DOWNLOADS_DIR = join(ROOT, "web/assets/downloads");
+
+/**
+ * The two downloads, made from bundles built just now (`built`):
+ *   - dist/extension/ → dist/webmcp-hub-extension.zip (also for the Chrome Web Store; its hub.json names
+ *     WEBMCP_HUB_URL, else `npm start`'s hub) → web/assets/downloads/webmcp-hub-extension.zip
+ *   - dist/sidecar-package/ → web/assets/downloads/webmcp-hub-sidecar.tgz (scripts/lib/sidecar-package.mjs)
+ */
+async function buildDownloads(built, log) {
+  const made = [];
+  const kB = (bytes) => `${Math.ceil(bytes.length / 1024)} kB`;
+  if (built.includes("extension:manifest")) {
+    const { zipExtension } = await import("./extension-zip.mjs");
+    const zipFile = dist("webmcp-hub-extension.zip");
+    const hub = process.env.WEBMCP_HUB_URL ?? "http://localhost:8787";
+    const { files, zip } = await zipExtension(dist("extension/"), zipFile, { hub });
+    mkdirSync(DOWNLOADS_DIR, { recursive: true });
+    copyFileSync(zipFile, join(DOWNLOADS_DIR, "webmcp-hub-extension.zip"));
+    log(
+      `build: dist/extension/ → dist/webmcp-hub-extension.zip, web/assets/downloads/ (${files.length} files, ${kB(zip)})`,
+    );
+    made.push("download:extension");
+  }
+  if (built.includes("sidecar-package:cli") && built.includes("sidecar-package:scan-worker")) {
+    const { packSidecar } = await import("./sidecar-package.mjs");
+    const tgz = await packSidecar({
+      cli: dist("sidecar-package/cli.mjs"),
+      scanWorker: dist("sidecar-package/scan-worker.mjs"),
+      outFile: join(DOWNLOADS_DIR, "webmcp-hub-sidecar.tgz"),
+    });
+    log(`build: dist/sidecar-package/ → web/assets/downloads/webmcp-hub-sidecar.tgz (${kB(tgz)})`);
+    made.push("download:sidecar");
+  }
+  return made;
 }
 
 /**

@@ -1,7 +1,11 @@
 // The `webmcp-hub` command (bin/webmcp-hub.mjs runs this file's bundle, dist/sidecar/cli.mjs): `sidecar`
 // (stdio MCP server), `pair` (the same tool through a channel of a hub) and `publish` (a site manifest).
 // Flags are parsed once here; a bad flag exits with status 2 and a sentence saying what to type instead.
-import { hostname } from "node:os";
+// Defaults: a copy downloaded from a hub (/downloads/webmcp-hub-sidecar.tgz) pairs and publishes with that hub
+// (its hub.json, which the hub stamps); `pair CODE` without --root shares the folder it runs in, unless that
+// folder holds the whole home folder (the filesystem root, home or above), which it refuses.
+import { readFileSync, realpathSync } from "node:fs";
+import { homedir, hostname } from "node:os";
 import path from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import packageJson from "../../package.json";
@@ -46,7 +50,7 @@ const HELP = {
 
 Usage:
   webmcp-hub sidecar --root DIR [--root NAME=DIR …]       serve fs.search_by_time over stdio (MCP)
-  webmcp-hub pair CODE --hub URL --root DIR [--root …]    serve it to a channel on a hub
+  webmcp-hub pair CODE [--hub URL] [--root DIR …]         serve it to a channel on a hub
   webmcp-hub publish manifest.json --hub URL --site HOST --key KEY
                                                           publish a site manifest
 
@@ -60,25 +64,26 @@ stdio client). Only MCP messages are written to stdout; notes go to stderr.
                      agents pass as 'root' (default: the folder's name).
 ${LIMIT_HELP}
   -h, --help         this help`,
-  pair: `Usage: webmcp-hub pair CODE --hub URL --root DIR [--root NAME=DIR …] [flags]
+  pair: `Usage: webmcp-hub pair CODE [--hub URL] [--root DIR] [--root NAME=DIR …] [flags]
        webmcp-hub pair [--hub URL] [--root …]     reconnect with the token saved by an earlier pairing
 
 Redeems a pairing code (from the channel's page or POST /api/channels) and serves fs.search_by_time to the
 channel's agents through the hub's relay, reconnecting with backoff whenever the connection drops. The
 provider token, hub and roots are saved (mode 0600) so the next start needs no new code.
 
-  --hub URL          the hub, like https://hub.example.com
-  --root [NAME=]DIR  a folder the tool may search (repeatable; default: the roots saved at pairing)
+  --hub URL          the hub, like https://hub.example.com${packagedHub() ? ` (default: ${packagedHub()}, where this copy came from)` : ""}
+  --root [NAME=]DIR  a folder the tool may search (repeatable). Default with a CODE: the current folder
+                     (refused when it is /, your home folder or above it); without: the roots saved at pairing
   --label NAME       how the channel names this sidecar (default: this computer's host name)
   --config FILE      where the token is saved (default: ${defaultStorePath()})
 ${LIMIT_HELP}
   -h, --help         this help`,
-  publish: `Usage: webmcp-hub publish manifest.json --hub URL --site HOST --key KEY
+  publish: `Usage: webmcp-hub publish manifest.json [--hub URL] --site HOST --key KEY
 
 Checks the manifest against the hub's schema, then publishes it as the site's new version
 (PUT /api/sites/HOST/manifest). Problems are printed one per line with their path in the manifest.
 
-  --hub URL          the hub, like https://hub.example.com
+  --hub URL          the hub, like https://hub.example.com${packagedHub() ? ` (default: ${packagedHub()})` : ""}
   --site HOST        the verified site the key belongs to (its host, with :port if any)
   --key KEY          the site's publisher key (whp_…); or set WEBMCP_HUB_PUBLISHER_KEY
   -h, --help         this help`,
@@ -159,8 +164,46 @@ function roots(specs: string[], command: string): SearchRoot[] {
   }
 }
 
+/**
+ * The hub this copy was downloaded from: hub.json next to the bundle, stamped by the hub that served the
+ * package (scripts/lib/sidecar-package.mjs). Undefined in a checkout, which has no hub.json.
+ */
+function packagedHub(): string | undefined {
+  try {
+    const { hub } = JSON.parse(readFileSync(new URL("./hub.json", import.meta.url), "utf8")) as {
+      hub?: unknown;
+    };
+    return typeof hub === "string" && /^https?:\/\/[^/]+$/.test(hub) ? normalizeHubUrl(hub) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `pair CODE` with no --root: the folder it runs in, realpath'd. Refused when it holds the whole home folder
+ * (the filesystem root, the home folder or one of its ancestors): sharing that is never what a bare
+ * `npx … pair CODE` should do by accident.
+ */
+function currentFolderRoot(): string {
+  const cwd = realpathSync(process.cwd());
+  let home = homedir();
+  try {
+    home = realpathSync(home);
+  } catch {
+    // a home folder that does not exist holds nothing to protect; compare with its name as given
+  }
+  const up = path.relative(cwd, home);
+  const holdsHome = up === "" || (up !== ".." && !up.startsWith(`..${path.sep}`) && !path.isAbsolute(up));
+  if (holdsHome || path.parse(cwd).root === cwd) {
+    throw new UsageError(
+      `no --root given, and the current folder ${cwd} holds your whole home folder: run it in the folder to share, or pass --root DIR.`,
+    );
+  }
+  return cwd;
+}
+
 function hubUrl(value: string | undefined, command: string): string | undefined {
-  if (value === undefined) return undefined;
+  if (value === undefined) return packagedHub();
   let url: URL;
   try {
     url = new URL(value);
@@ -236,7 +279,7 @@ async function pair(argv: string[]): Promise<number> {
   if (code !== undefined) {
     if (hub === undefined)
       throw new UsageError(`--hub URL is required with a pairing code. Run "webmcp-hub pair --help".`);
-    const configured = roots(values.root ?? [], "pair");
+    const configured = roots(values.root ?? [currentFolderRoot()], "pair");
     const paired = await redeemPairingCode(hub, code, label);
     link = {
       hub,

@@ -9,6 +9,7 @@ import { handleRegistryMcp } from "./mcp/registry-server.js";
 import { siteRoutes } from "./routes/sites.js";
 import { toolRoutes } from "./routes/tools.js";
 import { channelRoutes, pairRoutes } from "./routes/channels.js";
+import { downloadRoutes } from "./routes/downloads.js";
 import { mcpRoutes, relayRoutes } from "./routes/relay.js";
 import { accountRoutes } from "./routes/account.js";
 import { oauthRoutes } from "./oauth/routes.js";
@@ -55,6 +56,7 @@ export function createApp() {
   app.route("/api/account", accountRoutes);
   app.route("/relay", relayRoutes);
   app.route("/mcp", mcpRoutes);
+  app.route("/downloads", downloadRoutes); // the sidecar's npm package and the extension, stamped with this hub
   // OAuth for agents: metadata, token, registration and the authorize (consent) page.
   app.route("/", oauthRoutes);
   app.route("/", pageRoutes);

@@ -1,5 +1,6 @@
-// The Chrome Web Store zip (scripts/lib/extension-zip.mjs) of the built extension: manifest.json at its root,
-// every file the manifest and its pages name inside it, and the same bytes every time for the same files.
+// The extension's zip (scripts/lib/extension-zip.mjs) of the built extension: manifest.json at its root,
+// every file the manifest and its pages name inside it, hub.json first and stored (the hub stamps it when it
+// serves the zip), and the same bytes every time for the same files.
 import { unzipSync } from "fflate";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildBundles } from "../../scripts/lib/bundles.mjs";
@@ -7,6 +8,7 @@ import { zipExtension } from "../../scripts/lib/extension-zip.mjs";
 
 const DIR = new URL("../../dist/extension/", import.meta.url);
 const ZIP = new URL("../../dist/webmcp-hub-extension.zip", import.meta.url);
+const HUB = process.env.WEBMCP_HUB_URL ?? "http://localhost:8787"; // what `npm run build` writes
 
 interface Manifest {
   background: { service_worker: string };
@@ -20,7 +22,7 @@ let entries: Record<string, Uint8Array>;
 
 beforeAll(async () => {
   await buildBundles({ group: "extension", log: () => {} });
-  ({ zip } = await zipExtension(DIR, ZIP));
+  ({ zip } = await zipExtension(DIR, ZIP, { hub: HUB }));
   entries = unzipSync(zip);
 }, 60_000);
 
@@ -50,14 +52,24 @@ describe("the extension's zip", () => {
     }
   });
 
-  it("is sorted, with no directory entries and no build leftovers", () => {
-    const paths = Object.keys(entries);
+  it("starts with hub.json, stored uncompressed and padded, naming the hub it was built for", () => {
+    expect(Object.keys(entries)[0]).toBe("hub.json");
+    expect(JSON.parse(text("hub.json"))).toEqual({ hub: HUB });
+    expect(entries["hub.json"]!.length).toBe(512);
+    const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
+    expect(view.getUint32(0, true)).toBe(0x04034b50); // the first local header…
+    expect(view.getUint16(8, true)).toBe(0); // …is stored (method 0), so a hub can write over its bytes
+    expect(new TextDecoder().decode(zip.subarray(30, 38))).toBe("hub.json");
+  });
+
+  it("is sorted after hub.json, with no directory entries and no build leftovers", () => {
+    const paths = Object.keys(entries).slice(1);
     expect(paths).toEqual([...paths].sort());
     expect(paths.filter((p) => p.endsWith("/") || p.endsWith(".tmp"))).toEqual([]);
   });
 
   it("is byte-for-byte the same when made again from the same files", async () => {
-    const again = await zipExtension(DIR, ZIP);
+    const again = await zipExtension(DIR, ZIP, { hub: HUB });
     expect(again.zip).toEqual(zip);
   });
 });
