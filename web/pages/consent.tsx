@@ -1,7 +1,8 @@
 // The OAuth authorize pages (src/worker/oauth/routes.ts): the consent page (Allow / Deny), the channel picker
 // when the client named no channel, and the problems shown here instead of redirecting. Plain forms: they
 // work without JavaScript and by keyboard. Everything the client chose (its name, domain, redirect host) is
-// text, escaped by JSX.
+// text, escaped by JSX; its name arrives cleaned of bidi and control characters (oauth/routes.tsx), and the
+// page says it is the app's own claim.
 import type { Child } from "hono/jsx";
 import { Notice } from "./components.js";
 import { Layout } from "./layout.js";
@@ -22,6 +23,11 @@ function ClientFacts(props: { client: ConsentClient }) {
         <dt>App</dt>
         <dd>
           <strong id="consent-client-name">{client.clientName}</strong>
+          <br />
+          <small id="consent-name-claim">
+            This name is the app's own claim: any app can give itself any name. Check who publishes it and
+            where access goes.
+          </small>
         </dd>
         <dt>Published by</dt>
         <dd id="consent-client-domain">

@@ -26,6 +26,7 @@
 // way (a LAN address over plain http) has no OAuth; its MCP endpoint still takes agent tokens.
 import { OAuthAuthorizationServer } from "@cloudflare/workers-oauth-provider";
 import { isLoopbackHost } from "../http/mcp-origin.js";
+import { UNUSED_CLIENT_TTL, checkRegistration } from "./client-limits.js";
 
 export const AUTHORIZE_PATH = "/authorize";
 export const TOKEN_PATH = "/oauth/token";
@@ -35,7 +36,7 @@ export const PRM_PREFIX = "/.well-known/oauth-protected-resource";
 
 /** An access token lives an hour; a grant 30 days after its code exchange (refresh tokens rotate). */
 const ACCESS_TOKEN_TTL = 60 * 60;
-const REFRESH_TOKEN_TTL = 30 * 24 * 60 * 60;
+export const REFRESH_TOKEN_TTL = 30 * 24 * 60 * 60;
 
 /** Whether the hub at `hub` (an origin) can be an OAuth issuer. */
 export function oauthAvailable(hub: string): boolean {
@@ -83,6 +84,13 @@ export function authorizationServer(
     accessTokenTTL: ACCESS_TOKEN_TTL,
     refreshTokenTTL: REFRESH_TOKEN_TTL,
     cookiePrefix: "__Host-hub-oauth-",
+    // The hub defines no scopes: a grant is for the one channel named by `resource`, limited by that agent's
+    // tool policy. `[]` in the metadata tells clients to send none; routes.tsx answers any with invalid_scope.
+    scopesSupported: [],
+    // Registrations (DCR) are capped in size, and one that never completes a grant expires in a day (a
+    // completed grant extends it: client-limits.ts keepRegisteredClient).
+    clientRegistrationCallback: checkRegistration,
+    clientRegistrationTTL: UNUSED_CLIENT_TTL,
     // The library logs every refused request by default; the caller already sees the error.
     onError: () => undefined,
   });

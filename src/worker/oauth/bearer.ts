@@ -33,6 +33,8 @@ export function protectedResourceMetadata(hub: string, channelId: string) {
     resource: channelResource(hub, channelId),
     authorization_servers: [hub],
     bearer_methods_supported: ["header"],
+    // No scopes: a token is for this channel (authorization-server.ts); `[]` tells clients to ask for none.
+    scopes_supported: [],
     resource_name: "webmcp-hub channel",
     resource_documentation: `${hub}/docs`,
   };

@@ -1,6 +1,7 @@
 // The OAuth routes: authorization server metadata (RFC 8414), each channel's protected-resource metadata
 // (RFC 9728), the token and registration endpoints (the library's, behind the hub's rate limits), and the
 // authorize endpoint, which is the hub's own page: sign in, pick a channel if the client named none, consent.
+// The hub defines no OAuth scopes (a grant is for one channel): a request naming any gets invalid_scope.
 import { Hono } from "hono";
 import type { Child } from "hono/jsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -14,7 +15,9 @@ import { eq } from "drizzle-orm";
 import { channels } from "../db/schema.js";
 import type { AppContext, AppEnv } from "../http/context.js";
 import { HubError } from "../http/errors.js";
-import { rateLimit } from "../http/rate-limit.js";
+import { consumeRateLimit, rateLimit } from "../http/rate-limit.js";
+import { requestClientKey } from "../http/client-key.js";
+import { displayText } from "../relay/display-text.js";
 import { currentAccount } from "../accounts/session.js";
 import { accountChannels } from "../accounts/ownership.js";
 import { CspNonce } from "../../../web/pages/layout.js";
@@ -28,6 +31,7 @@ import {
   AS_METADATA_PATH,
   AUTHORIZE_PATH,
   PRM_PREFIX,
+  REFRESH_TOKEN_TTL,
   REGISTER_PATH,
   TOKEN_PATH,
   authorizationServer,
@@ -40,6 +44,13 @@ import {
   type GrantProps,
 } from "./authorization-server.js";
 import { protectedResourceMetadata } from "./bearer.js";
+import {
+  assertFetchableClientId,
+  isMetadataDocumentId,
+  keepRegisteredClient,
+  tokenRequestClientIds,
+} from "./client-limits.js";
+import { noteRotatedRefreshToken, refuseReusedRefreshToken } from "./refresh-reuse.js";
 
 export const oauthRoutes = new Hono<AppEnv>();
 
@@ -139,11 +150,7 @@ oauthRoutes.post(
  * channel its code's or refresh token's grant is bound to, while that channel exists and belongs to the
  * account that granted it.
  */
-async function tokenRequestResources(c: AppContext, hub: string): Promise<string[]> {
-  if (c.req.method !== "POST") return [];
-  const length = Number(c.req.header("content-length") ?? "0");
-  if (length > 64 * 1024) return [];
-  const body = new URLSearchParams(new TextDecoder().decode(await c.req.raw.clone().arrayBuffer()));
+async function tokenRequestResources(c: AppContext, hub: string, body: URLSearchParams): Promise<string[]> {
   const resources: string[] = [];
   const named = body.getAll("resource");
   if (named.length === 1) {
@@ -161,10 +168,48 @@ async function tokenRequestResources(c: AppContext, hub: string): Promise<string
   return resources;
 }
 
+/** A token request's form body, read from a copy (the library reads the request itself); null if none. */
+async function tokenRequestBody(c: AppContext): Promise<URLSearchParams | null> {
+  if (c.req.method !== "POST" || c.req.path !== TOKEN_PATH) return null;
+  const length = Number(c.req.header("content-length") ?? "0");
+  if (length > 64 * 1024) return null;
+  return new URLSearchParams(new TextDecoder().decode(await c.req.raw.clone().arrayBuffer()));
+}
+
 async function libraryEndpoint(c: AppContext): Promise<Response> {
   const hub = requireOAuth(c);
-  const resources = c.req.path === TOKEN_PATH ? await tokenRequestResources(c, hub) : [];
-  return authorizationServer(hub, resources).fetch(c.req.raw, c.env, executionContext(c));
+  const body = await tokenRequestBody(c);
+  if (!body) return authorizationServer(hub, []).fetch(c.req.raw, c.env, executionContext(c));
+  // A Client ID Metadata Document the hub may not fetch is no client (nothing is fetched).
+  for (const id of tokenRequestClientIds(body, c.req.header("authorization"))) {
+    const refused = metadataDocumentRefusal(c, id);
+    if (refused)
+      return Response.json(
+        { error: "invalid_client", error_description: refused.message },
+        { status: 401, headers: { "cache-control": "no-store" } },
+      );
+  }
+  const refreshToken = body.get("grant_type") === "refresh_token" ? body.get("refresh_token") : null;
+  if (refreshToken) {
+    const reused = await refuseReusedRefreshToken(c.env, hub, refreshToken);
+    if (reused) return reused;
+  }
+  const resources = await tokenRequestResources(c, hub, body);
+  const res = await authorizationServer(hub, resources).fetch(c.req.raw, c.env, executionContext(c));
+  if (refreshToken && res.status === 200) await noteRotatedRefreshToken(c.env.OAUTH_KV, refreshToken);
+  return res;
+}
+
+/** Why the hub will not fetch `clientId` as a metadata document (site verification's rules), or null. */
+function metadataDocumentRefusal(c: AppContext, clientId: string): HubError | null {
+  if (!isMetadataDocumentId(clientId)) return null;
+  try {
+    assertFetchableClientId(clientId, c.var.settings.ALLOW_PRIVATE_ORIGINS);
+    return null;
+  } catch (e) {
+    if (e instanceof HubError) return e;
+    throw e;
+  }
 }
 oauthRoutes.on(["POST", "OPTIONS", "GET"], TOKEN_PATH, libraryEndpoint);
 oauthRoutes.on(["POST", "OPTIONS", "GET"], REGISTER_PATH, libraryEndpoint);
@@ -207,6 +252,9 @@ function authorizeFailure(c: AppContext, e: unknown): Response | Promise<Respons
   throw e;
 }
 
+/** A client's name as the hub shows and keeps it: the app's own claim, without bidi or control characters. */
+const clientNameOf = (name: string) => displayText(name, 100) || "Unnamed app";
+
 function clientOf(d: {
   clientName: string;
   clientDomain?: string;
@@ -214,11 +262,52 @@ function clientOf(d: {
   redirectIsLoopback: boolean;
 }): ConsentClient {
   return {
-    clientName: d.clientName,
+    clientName: clientNameOf(d.clientName),
     clientDomain: d.clientDomain,
     redirectHost: d.redirectHost,
     redirectIsLoopback: d.redirectIsLoopback,
   };
+}
+
+/**
+ * Before the library may fetch a Client ID Metadata Document for a signed-in visitor: the id must pass site
+ * verification's address rules, and look-ups are limited per account and per client address (ANON_WRITES).
+ * Null when the request may go on; otherwise the page that says why.
+ */
+async function metadataDocumentGate(
+  c: AppContext,
+  clientId: string,
+  accountId: string,
+): Promise<Response | null> {
+  if (!isMetadataDocumentId(clientId)) return null;
+  const refused = metadataDocumentRefusal(c, clientId);
+  if (refused)
+    return problem(
+      c,
+      400,
+      "This app could not be verified",
+      <p>
+        The app names itself by a web address (<code>{clientId}</code>) that the hub does not read:{" "}
+        {refused.message} Nothing was fetched and nothing was granted.
+      </p>,
+    );
+  const address = requestClientKey(c.req.raw.headers);
+  try {
+    const what = "apps looked up from your account or address";
+    await consumeRateLimit(c.env, "ANON_WRITES", `oauth-cimd:account:${accountId}`, what);
+    if (address !== null) await consumeRateLimit(c.env, "ANON_WRITES", `oauth-cimd:${address}`, what);
+  } catch (e) {
+    if (!(e instanceof HubError)) throw e;
+    const res = await problem(
+      c,
+      e.status as ContentfulStatusCode,
+      "Too many apps looked up",
+      <p>{e.message}</p>,
+    );
+    for (const [name, value] of Object.entries(e.headers ?? {})) res.headers.set(name, value);
+    return res;
+  }
+  return null;
 }
 
 oauthRoutes.get(AUTHORIZE_PATH, async (c) => {
@@ -226,6 +315,10 @@ oauthRoutes.get(AUTHORIZE_PATH, async (c) => {
   const url = new URL(c.req.url);
   const named = url.searchParams.getAll("resource");
   const account = await currentAccount(c);
+  // Sign in first: nothing about the client (above all its metadata document) is read for a visitor.
+  if (!account) return c.redirect(`/signin?return_to=${encodeURIComponent(url.pathname + url.search)}`, 303);
+  const gate = await metadataDocumentGate(c, url.searchParams.get("client_id") ?? "", account.id);
+  if (gate) return gate;
   const owned = named.length === 0 && account ? await accountChannels(c.var.db, account.id) : [];
   let resources: string[] = [];
   if (named.length === 1) {
@@ -239,9 +332,15 @@ oauthRoutes.get(AUTHORIZE_PATH, async (c) => {
   let client: ConsentClient;
   try {
     request = await oauth.parseAuthRequest(c.req.raw);
-    if (!account) {
-      return c.redirect(`/signin?return_to=${encodeURIComponent(url.pathname + url.search)}`, 303);
-    }
+    if (request.scope.length > 0)
+      return c.redirect(
+        authorizationErrorRedirect(
+          request,
+          "invalid_scope",
+          "This hub defines no scopes: access is to the channel named by resource. Send the request without scope.",
+        ),
+        302,
+      );
     client = clientOf(await oauth.describeConsent(request));
   } catch (e) {
     return authorizeFailure(c, e);
@@ -327,7 +426,31 @@ oauthRoutes.post(AUTHORIZE_PATH, async (c) => {
       "Sign in again",
       <p>Your session ended before you decided. Nothing was granted; connect again from the app.</p>,
     );
-  const form = await c.req.formData();
+  // The consent page posts a form; anything else (JSON, text, no body) is a client's mistake, not a 500.
+  const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  const form =
+    type === "application/x-www-form-urlencoded" || type === "multipart/form-data"
+      ? await c.req.formData().catch(() => null)
+      : null;
+  if (!form)
+    return problem(
+      c,
+      400,
+      "This decision could not be read",
+      <p>
+        A decision must be the consent form as the hub's consent page sends it (
+        <code>application/x-www-form-urlencoded</code> with <code>handle</code> and <code>decision</code>);
+        this request{" "}
+        {type ? (
+          <>
+            sent <code>{type}</code>
+          </>
+        ) : (
+          "had no body"
+        )}
+        . Nothing was granted; use Allow or Deny on the consent page.
+      </p>,
+    );
   const handle = form.get("handle");
   const decision = form.get("decision");
   const oauth = authorizationServer(hub, []).getOAuthApi(c.env);
@@ -364,7 +487,7 @@ oauthRoutes.post(AUTHORIZE_PATH, async (c) => {
     }
     const resource = channelResource(hub, channel.id);
     const completing = authorizationServer(hub, [resource]).getOAuthApi(c.env);
-    const { clientName } = await completing.describeConsent(approved.request);
+    const clientName = clientNameOf((await completing.describeConsent(approved.request)).clientName);
     const metadata: GrantMetadata = { channelId: channel.id, clientName };
     const props: GrantProps = { channelId: channel.id, accountId: account.id, clientName };
     const { redirectTo } = await completing.completeAuthorization({
@@ -374,6 +497,13 @@ oauthRoutes.post(AUTHORIZE_PATH, async (c) => {
       scope: approved.request.scope,
       props,
     });
+    // The client completed a grant: its registration now lives as long as the grant can (client-limits.ts).
+    await keepRegisteredClient(
+      c.env.OAUTH_KV,
+      approved.request.clientId,
+      c.var.now,
+      REFRESH_TOKEN_TTL + 24 * 60 * 60,
+    );
     approved.headers.set("Location", redirectTo);
     return new Response(null, { status: 302, headers: approved.headers });
   } catch (e) {
