@@ -1,13 +1,39 @@
 // `npm start`: the whole system on this machine. Migrates the local D1 database, builds the browser and
-// sidecar bundles, starts `wrangler dev` on 127.0.0.1:${PORT:-8787} and the demo site on PORT+1 (its pages
-// embed this hub's /bridge.js), publishes the demo site through the real registry API, creates a channel
-// to pair the demo pages with, and prints where everything is. Ctrl-C stops it all.
+// sidecar bundles, starts `wrangler dev` on localhost:${PORT:-8787} and the demo site on PORT+1 (its pages
+// embed this hub's /bridge.js), publishes the demo site through the real registry API, opens the demo
+// channel (the one kept in .wrangler/ from the last start, else a new one) with a fresh pairing code, and
+// prints where everything is (scripts/lib/start-banner.ts). Ctrl-C stops it all.
+//
+// One host name throughout, localhost: passkeys need a host name (not an IP address), and a browser keeps
+// channels per origin, so a URL printed with 127.0.0.1 would open a console that knows none of them.
+import { join, relative } from "node:path";
 import { buildBundles } from "./lib/bundles.mjs";
 import { isPortFree, parsePort } from "./lib/ports.mjs";
-import { seedChannel } from "./lib/seed.mjs";
+import { demoChannel } from "./lib/seed.mjs";
 import { startStack } from "./lib/stack.mjs";
+import { ROOT } from "./lib/wrangler.mjs";
 
-const HOST = "127.0.0.1";
+const HOST = "localhost";
+/** The demo channel's id and secrets, kept between starts (.wrangler/ is wrangler's local state; gitignored). */
+const STATE_FILE = join(ROOT, ".wrangler", "webmcp-hub-demo-channel.json");
+
+/**
+ * The banner module (TypeScript: it shares web/shared/snippets.ts with the console and the docs), bundled in
+ * memory by esbuild and imported from a data: URL, so nothing is written.
+ */
+async function loadStartBanner() {
+  const esbuild = await import("esbuild");
+  const result = await esbuild.build({
+    entryPoints: [join(ROOT, "scripts/lib/start-banner.ts")],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    write: false,
+    logLevel: "warning",
+  });
+  const code = Buffer.from(result.outputFiles[0].contents).toString("base64");
+  return import(`data:text/javascript;base64,${code}`);
+}
 
 function fail(message) {
   console.error(`\n✗ npm start failed: ${message}\n`);
@@ -64,11 +90,13 @@ const onWranglerLine = (line) => {
 };
 
 let channel;
+let startBanner;
 try {
   await buildBundles({ log });
+  ({ startBanner } = await loadStartBanner());
   stack = await startStack({ host: HOST, port, demoPort, log, onWranglerLine });
-  log("Creating a channel for the demo pages…");
-  channel = await seedChannel({ hubUrl: stack.hub.url, name: "Demo channel" });
+  log("Opening the demo channel…");
+  channel = await demoChannel({ hubUrl: stack.hub.url, stateFile: STATE_FILE, name: "Demo channel" });
 } catch (e) {
   if (stack) await stack.stop();
   fail(e instanceof Error ? e.message : String(e));
@@ -80,47 +108,13 @@ stack.hub.exited.then((exit) => {
   void shutdown(1);
 });
 
-const { urls, seeded } = stack;
-const status = seeded.unchanged ? "already current" : "published";
-const demo = (path) => new URL(path, urls.demoSite).href;
-// OAuth clients sign in through the browser; passkeys need a host name (not 127.0.0.1), so the URL to paste
-// uses localhost, where the consent page's session lives too.
-const localhost = (url) => url.replace("//127.0.0.1:", "//localhost:");
-console.log(`
-webmcp-hub is running.
-
-  Paste into an OAuth MCP client (Claude, ChatGPT, VS Code, Claude Code, mcp-remote):
-    ${localhost(channel.mcpUrl)}
-    The client opens ${localhost(urls.dashboard)}authorize: sign in with a passkey, then Allow. That channel is
-    anonymous: claim it on ${localhost(urls.dashboard)}account with its owner key below first, or create your
-    own channel while signed in (${localhost(urls.dashboard)}channels) and paste its MCP URL instead.
-
-  Dashboard          ${localhost(urls.dashboard)}  (sign in at ${localhost(urls.dashboard)}signin: passkeys need a host name, not 127.0.0.1)
-  Demo site on hub   ${urls.demoSitePage}  (verified over HTTP; manifest v${seeded.version}, ${seeded.toolCount} tools, ${status})
-  Registry MCP URL   ${urls.registryMcp}  (MCP Streamable HTTP, public, tools: search_tools, get_site, propose_tools)
-  Publisher key      ${seeded.publisherKey}  (for ${seeded.host}; a new one is issued on every start)
-
-  Demo pages (each embeds ${stack.hub.url}/bridge.js; pair one with the code below, the others of the site follow)
-    ${demo("/")}                greet
-    ${demo("/stamps.html")}     add-stamp
-    ${demo("/shop.html")}       get-dresses, buyProduct
-    ${demo("/templates.html")}  filter-templates, edit-design (while the editor is open)
-    ${demo("/reading.html")}    list-books, add-book, mark-book-read (document.modelContext)
-    ${demo("/booking.html")}    book-table (a declarative <form toolname>)
-
-  Channel "${channel.name}" (${channel.channelId})
-    Pairing code     ${channel.pairingCode}  (type it into a demo page's widget; single use, valid until ${channel.pairingCodeExpiresAt})
-    MCP URL          ${channel.mcpUrl}
-    Agent token      ${channel.agentToken}  (send as Authorization: Bearer …)
-    Capability URL   ${channel.mcpCapabilityUrl}  (for clients that take only a URL)
-    Owner key        ${channel.ownerKey}  (new pairing codes: POST ${stack.hub.url}/api/channels/${channel.channelId}/pairing-codes)
-
-  Browser extension  load dist/extension/ unpacked (chrome://extensions, Developer mode, Load unpacked). Its hub is
-                     http://localhost:8787 unless built with WEBMCP_HUB_URL${localhost(urls.dashboard) === "http://localhost:8787/" ? "" : `: set Hub URL to ${localhost(urls.dashboard).slice(0, -1)} in its popup`};
-                     pair it with a code (above, or a new one in the channel console) or at ${localhost(urls.dashboard)}extension/connect.
-
-  The secrets above are shown once; a new channel is created on every start.
-
-Press Ctrl-C to stop. Requests are logged below.
-`);
+console.log(
+  startBanner({
+    hub: stack.hub.url,
+    demoOrigin: stack.demo.origin,
+    site: stack.seeded,
+    channel,
+    stateFile: relative(process.cwd(), STATE_FILE) || STATE_FILE,
+  }),
+);
 streamWrangler = true;

@@ -39,3 +39,18 @@ export function newPairingCode(options: {
   channelId: string;
   ownerKey: string;
 }): Promise<string>;
+
+export interface DemoChannel extends SeededChannel {
+  /** True when the channel recorded in the state file was reused. */
+  reused: boolean;
+}
+
+/**
+ * The demo channel of `npm start`: the one recorded in `stateFile` if the hub still has it (with a fresh
+ * pairing code), else a new one, recorded there.
+ */
+export function demoChannel(options: {
+  hubUrl: string;
+  stateFile: string;
+  name?: string;
+}): Promise<DemoChannel>;
