@@ -23,6 +23,7 @@ import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport as HttpV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { launchBrowser } from "./browser.js";
 import { nodeForConformance } from "../../scripts/conformance.mjs";
 import { demoChannel } from "../../scripts/lib/seed.mjs";
 import { startBanner, startCommands } from "../../scripts/lib/start-banner.js";
@@ -538,4 +539,96 @@ describe("npm start's demo channel and what it prints", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toHaveProperty("tools");
   });
+});
+
+describe("an OAuth client as npm start tells people to connect one", () => {
+  it("Claude Desktop through mcp-remote given only the MCP URL: consent in the browser, then the channel's tools", async () => {
+    // Passkeys need a host name: the browser side runs on localhost.
+    const hub = hubUrl.replace("//127.0.0.1:", "//localhost:");
+    const browser = await launchBrowser();
+    let ownProvider: { close(): Promise<void> } | undefined;
+    let client: ClientV1 | undefined;
+    try {
+      const page = await browser.newPage();
+      const cdp = await browser.context.newCDPSession(page);
+      await cdp.send("WebAuthn.enable", { enableUI: false });
+      await cdp.send("WebAuthn.addVirtualAuthenticator", {
+        options: {
+          protocol: "ctap2",
+          transport: "internal",
+          hasResidentKey: true,
+          hasUserVerification: true,
+          isUserVerified: true,
+          automaticPresenceSimulation: true,
+        },
+      });
+      await page.goto(`${hub}/signin`);
+      await page.getByLabel("Your name").fill("Ada");
+      await page.getByRole("button", { name: "Create account with a passkey" }).click();
+      await page.waitForURL(`${hub}/account`);
+      const created = await page.request.post(`${hub}/api/channels`, {
+        data: { name: "Snippets OAuth channel" },
+        headers: { origin: hub },
+      });
+      expect(created.status()).toBe(201);
+      const body = (await created.json()) as {
+        channel: { id: string };
+        ownerKey: string;
+        pairingCode: string;
+      };
+      ownProvider = await startConformanceProvider({ hubUrl, pairingCode: body.pairingCode, label: "oauth" });
+      await waitForTools(hubUrl, body.channel.id, body.ownerKey, [TOOL], 30_000);
+
+      // The Claude Desktop tab's configuration with the MCP URL in place of the capability URL.
+      const mcpUrl = `${hub}/mcp/${body.channel.id}`;
+      const tab = clientSnippets({ id: body.channel.id, mcpUrl }, "wha_unused", hub).find(
+        ([name]) => name === "Claude Desktop",
+      )!;
+      const server = JSON.parse(tab[2]).mcpServers["webmcp-hub"] as { command: string; args: string[] };
+      const args = server.args.map((a) => (a === `${mcpUrl}/k/wha_unused` ? mcpUrl : a));
+      expect(args).toEqual(["-y", "mcp-remote", mcpUrl]);
+
+      const transport = new StdioClientTransport({
+        command: server.command,
+        args,
+        env: { ...(shell.env as Record<string, string>), BROWSER: "true", DISPLAY: "" },
+        cwd: shell.home,
+        stderr: "pipe",
+      });
+      let stderr = "";
+      let consented: Promise<void> | undefined;
+      transport.stderr?.on("data", (d) => {
+        stderr += d;
+        const url = /Please authorize this client by visiting:\s+(\S+)/.exec(stderr)?.[1];
+        if (url && !consented) {
+          consented = (async () => {
+            await page.goto(url);
+            await page.locator("#consent-allow, #authorize-problem").first().waitFor();
+            await page.locator("#consent-allow").click();
+            await page.waitForURL(/localhost:\d+\/oauth\/callback/, { waitUntil: "commit" });
+          })();
+          consented.catch(() => {});
+        }
+      });
+      client = new ClientV1({ name: "claude-desktop-as-tested", version: "1.0.0" });
+      try {
+        await client.connect(transport);
+        const { tools } = await client.listTools();
+        expect(tools.map((t) => t.name)).toContain(TOOL);
+        const result = await client.callTool({ name: TOOL, arguments: {} });
+        expect(result).toMatchObject({ content: [{ type: "text", text: TOOL_TEXT }] });
+        await consented;
+      } catch (e) {
+        const message = e instanceof Error ? e.message : String(e);
+        throw new Error(`${message}\nmcp-remote's stderr:\n${stderr}\npage: ${page.url()}`);
+      }
+      // The connected app names itself on the channel's page of connected apps.
+      const apps = await api(`/api/channels/${body.channel.id}/connected-apps`, { token: body.ownerKey });
+      expect(apps.body.connectedApps.length).toBe(1);
+    } finally {
+      await client?.close();
+      await ownProvider?.close();
+      await browser.close();
+    }
+  }, 120_000);
 });
