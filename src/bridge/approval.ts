@@ -1,5 +1,6 @@
 // The approval dialog: before a tool that is not read-only runs for a remote agent, the user sees who asks
-// (the agent, by the label the channel's owner gave its token), where (this page's origin), what (the tool)
+// (the agent as its owner knows it: an OAuth app's registered name, or the label of its agent token, the
+// first one reading "your agent (token created with the channel)"), where (this page's origin), what (the tool)
 // and with which arguments, and approves, denies, or always allows that tool on this channel. What the
 // agent's software calls itself is shown only as secondary text marked self-declared: any client can claim
 // any name. It is a modal <dialog> in the widget's shadow root; one at a time, in the order the calls
@@ -15,7 +16,7 @@ import type { ToolVerification } from "../protocol/verification.js";
 export type ApprovalDecision = "approve" | "deny" | "always";
 
 export interface ApprovalRequest {
-  /** The agent token's label, set by the channel's owner: the agent's name. */
+  /** The agent's name: the OAuth app's name, or the agent token's label set by the channel's owner. */
   agent: string;
   /** What the MCP client calls itself (self-declared, unverified), if it said. */
   client?: string | undefined;

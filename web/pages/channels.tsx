@@ -423,7 +423,7 @@ export function ChannelConsoleBody(props: { id: string; hub: string }) {
               <h4>A tab</h4>
               <p>
                 Open a page of a site that embeds <code>/bridge.js</code>, press the webmcp-hub button in its
-                corner and type the code. Its tools appear below.
+                corner and type the code. Its tools appear under Tools.
               </p>
               <h4>Your computer</h4>
               <p>Serve your files' search to the channel with the sidecar:</p>

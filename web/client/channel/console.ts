@@ -204,9 +204,7 @@ function runConsole(kept: KeptChannel, hub: string): void {
     if (lastCall !== undefined)
       setText(
         "glance-last",
-        lastCall
-          ? `${lastCall.tool} · ${lastCall.status} · ${since(lastCall.at)}${lastCall.agent ? ` · ${lastCall.agent}` : ""}`
-          : "none yet",
+        lastCall ? `${lastCall.tool} · ${lastCall.status} · ${since(lastCall.at)}` : "none yet",
       );
   }
 
