@@ -6,7 +6,9 @@
 // streams from an in-memory bus that the object's notifyToolsChanged publishes on.
 //
 // Listen streams are held by the object (SSE, kept alive by comment frames); revoking an agent token aborts
-// its streams and drops its tasks.
+// its streams and drops its tasks. Each agent (token or OAuth grant) keeps at most MAX_LISTENERS_PER_AGENT
+// streams: past it its own oldest is closed, never another agent's. When the channel holds MAX_LISTENERS, an
+// agent with streams of its own replaces its oldest, and one without is refused (429) rather than end others'.
 import { createMcpHandler, type AuthInfo, type McpHttpHandler } from "@modelcontextprotocol/server";
 import { AgentContextSchema, LIMITS, type AgentContext } from "../../protocol/index.js";
 import type { ChannelTools } from "../relay/channel-tools.js";
@@ -14,8 +16,10 @@ import { createChannelServer } from "./channel-server.js";
 import { jsonRpcError, requestIdOf } from "./json-rpc.js";
 import { ChannelTasks } from "./tasks.js";
 
-/** Open `subscriptions/listen` streams one channel keeps; past it the oldest is closed. */
-const MAX_LISTENERS = 256;
+/** Open `subscriptions/listen` streams one channel keeps (the SDK's cap too). */
+export const MAX_LISTENERS = 256;
+/** Open listen streams one agent keeps; a client needs one, and a few while it reconnects. */
+export const MAX_LISTENERS_PER_AGENT = 16;
 
 export class ModernEndpoint {
   private readonly handler: McpHttpHandler;
@@ -52,7 +56,15 @@ export class ModernEndpoint {
     }
     const listen = isListen(parsedBody);
     const controller = new AbortController();
-    if (listen) this.track(controller, agent.agentTokenId);
+    if (listen && !this.track(controller, agent.agentTokenId)) {
+      return jsonRpcError(
+        429,
+        -32603,
+        `This channel already holds ${MAX_LISTENERS} open subscriptions/listen streams, the most it keeps. Close a stream you no longer need, or try again later.`,
+        requestIdOf(parsedBody),
+        { "retry-after": "60" },
+      );
+    }
     const authInfo: AuthInfo = {
       token: agent.tokenHash,
       clientId: agent.agentTokenId,
@@ -95,16 +107,24 @@ export class ModernEndpoint {
     return closed;
   }
 
-  private track(controller: AbortController, agentTokenId: string): void {
-    for (const c of this.listeners.keys()) if (c.signal.aborted) this.listeners.delete(c);
-    if (this.listeners.size >= MAX_LISTENERS) {
-      const oldest = this.listeners.keys().next().value;
-      if (oldest) {
-        oldest.abort();
-        this.listeners.delete(oldest);
+  /** Keeps a new stream of `agentTokenId`, closing that agent's oldest if needed; false: refuse it. */
+  private track(controller: AbortController, agentTokenId: string): boolean {
+    let own = 0;
+    let oldestOwn: AbortController | undefined;
+    for (const [c, id] of this.listeners) {
+      if (c.signal.aborted) this.listeners.delete(c);
+      else if (id === agentTokenId) {
+        own++;
+        oldestOwn ??= c;
       }
     }
+    if (oldestOwn && (own >= MAX_LISTENERS_PER_AGENT || this.listeners.size >= MAX_LISTENERS)) {
+      oldestOwn.abort();
+      this.listeners.delete(oldestOwn);
+    }
+    if (this.listeners.size >= MAX_LISTENERS) return false;
     this.listeners.set(controller, agentTokenId);
+    return true;
   }
 }
 
