@@ -97,7 +97,7 @@ class AppProvider implements OAuthClientProvider {
 /** Every table in the console that shows has at least one row; tables without rows are hidden. */
 async function headerOnlyTables(page: Page): Promise<string[]> {
   return page.evaluate(() =>
-    [...document.querySelectorAll("#console table")]
+    Array.from(document.querySelectorAll("#console table"))
       .filter((t) => (t as HTMLElement).offsetParent !== null && t.querySelectorAll("tbody tr").length === 0)
       .map((t) => t.querySelector("caption")?.textContent ?? "a table"),
   );
@@ -106,12 +106,12 @@ async function headerOnlyTables(page: Page): Promise<string[]> {
 /** Tool names whose text breaks inside a word (anywhere but the <wbr> after `.`, `_`, `-`). */
 async function namesBrokenMidWord(page: Page): Promise<string[]> {
   return page.evaluate(() =>
-    [...document.querySelectorAll("#tool-rows code.tool-name")].flatMap((code) => {
-      const bad = [...code.childNodes].some((n) => {
+    Array.from(document.querySelectorAll("#tool-rows code.tool-name")).flatMap((code) => {
+      const bad = Array.from(code.childNodes).some((n) => {
         if (n.nodeType !== Node.TEXT_NODE || !n.textContent) return false;
         const range = document.createRange();
         range.selectNodeContents(n);
-        const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+        const tops = new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top)));
         return tops.size > 1;
       });
       return bad ? [code.textContent ?? ""] : [];
@@ -293,7 +293,7 @@ describe("the channel console at a glance", () => {
       // The names column is never squeezed: at least as wide as the longest name's longest word.
       const squeezed = await page.evaluate(
         () =>
-          [...document.querySelectorAll<HTMLElement>("#tool-rows th")].filter((th) => {
+          Array.from(document.querySelectorAll<HTMLElement>("#tool-rows th")).filter((th) => {
             const code = th.querySelector("code")!;
             return th.getBoundingClientRect().width < code.getBoundingClientRect().width;
           }).length,
