@@ -60,7 +60,7 @@ export class ModernEndpoint {
       return jsonRpcError(
         429,
         -32603,
-        `This channel already holds ${MAX_LISTENERS} open subscriptions/listen streams, the most it keeps. Close a stream you no longer need, or try again later.`,
+        `This channel holds ${MAX_LISTENERS} open subscriptions/listen streams, the most it keeps; close one or try again later.`,
         requestIdOf(parsedBody),
         { "retry-after": "60" },
       );

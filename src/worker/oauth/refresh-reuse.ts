@@ -50,7 +50,7 @@ export async function refuseReusedRefreshToken(
     {
       error: "invalid_grant",
       error_description:
-        "This refresh token was already used and replaced, so it may have been copied: the app's access to the channel is revoked. Connect the app again.",
+        "This refresh token was already used, so it may have been copied: the app's access is revoked. Connect the app again.",
     },
     { status: 400, headers: { "cache-control": "no-store" } },
   );

@@ -291,22 +291,11 @@ async function metadataDocumentGate(
         {refused.message} Nothing was fetched and nothing was granted.
       </p>,
     );
+  // Over the limit: the app's error handler answers 429 with Retry-After.
   const address = requestClientKey(c.req.raw.headers);
-  try {
-    const what = "apps looked up from your account or address";
-    await consumeRateLimit(c.env, "ANON_WRITES", `oauth-cimd:account:${accountId}`, what);
-    if (address !== null) await consumeRateLimit(c.env, "ANON_WRITES", `oauth-cimd:${address}`, what);
-  } catch (e) {
-    if (!(e instanceof HubError)) throw e;
-    const res = await problem(
-      c,
-      e.status as ContentfulStatusCode,
-      "Too many apps looked up",
-      <p>{e.message}</p>,
-    );
-    for (const [name, value] of Object.entries(e.headers ?? {})) res.headers.set(name, value);
-    return res;
-  }
+  const what = "apps looked up from your account or address";
+  await consumeRateLimit(c.env, "ANON_WRITES", `oauth-cimd:account:${accountId}`, what);
+  if (address !== null) await consumeRateLimit(c.env, "ANON_WRITES", `oauth-cimd:${address}`, what);
   return null;
 }
 
@@ -337,7 +326,7 @@ oauthRoutes.get(AUTHORIZE_PATH, async (c) => {
         authorizationErrorRedirect(
           request,
           "invalid_scope",
-          "This hub defines no scopes: access is to the channel named by resource. Send the request without scope.",
+          "This hub defines no scopes; send the request without scope.",
         ),
         302,
       );
@@ -427,28 +416,15 @@ oauthRoutes.post(AUTHORIZE_PATH, async (c) => {
       <p>Your session ended before you decided. Nothing was granted; connect again from the app.</p>,
     );
   // The consent page posts a form; anything else (JSON, text, no body) is a client's mistake, not a 500.
-  const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-  const form =
-    type === "application/x-www-form-urlencoded" || type === "multipart/form-data"
-      ? await c.req.formData().catch(() => null)
-      : null;
+  const form = await c.req.formData().catch(() => null);
   if (!form)
     return problem(
       c,
       400,
       "This decision could not be read",
       <p>
-        A decision must be the consent form as the hub's consent page sends it (
-        <code>application/x-www-form-urlencoded</code> with <code>handle</code> and <code>decision</code>);
-        this request{" "}
-        {type ? (
-          <>
-            sent <code>{type}</code>
-          </>
-        ) : (
-          "had no body"
-        )}
-        . Nothing was granted; use Allow or Deny on the consent page.
+        A decision must be the hub's consent form (<code>application/x-www-form-urlencoded</code>). Nothing
+        was granted; use Allow or Deny on the consent page.
       </p>,
     );
   const handle = form.get("handle");
