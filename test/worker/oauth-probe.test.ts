@@ -370,6 +370,13 @@ describe("scopes", () => {
     // No scope: consent as usual, and the token response echoes no scope.
     const { tokens } = await authorizeFully(who, ch, clientId);
     expect((tokens as unknown as { scope?: string }).scope ?? "").toBe("");
+    const scoped = await token({
+      grant_type: "refresh_token",
+      refresh_token: tokens.refresh_token,
+      client_id: clientId,
+      scope: "read",
+    });
+    expect((await oauthError(scoped)).error).toBe("invalid_scope");
     const as = (await (await SELF.fetch(`${HUB}/.well-known/oauth-authorization-server`)).json()) as {
       scopes_supported?: string[];
     };
