@@ -1,8 +1,8 @@
-// One vitest config, three projects: Worker tests in workerd (Cloudflare's vitest plugin, D1 migrations
+// One vitest config, three projects: Worker tests in workerd (Cloudflare's Workers pool, D1 migrations
 // from migrations/), Node tests (sidecar, bridge units), and browser e2e tests (Chromium against wrangler dev).
 import { readFileSync } from "node:fs";
 import { defineConfig } from "vitest/config";
-import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { startFakeOrigins } from "./test/support/fake-origins.js";
 import { cimdOutbound } from "./test/support/cimd-outbound.js";
 
@@ -22,8 +22,9 @@ function workersPool(extra: { outboundService?: typeof cimdOutbound } = {}) {
     miniflare: {
       ...extra,
       ratelimits: {
-        AGENT_CALLS: { namespace_id: "1102", simple: { limit: 1_000_000, period: 10 } },
-        AGENT_CALLS_AS_DEPLOYED: { namespace_id: "9102", simple: deployedLimits.AGENT_CALLS! },
+        // Each binding is its own namespace here (miniflare 4 keys them by name).
+        AGENT_CALLS: { simple: { limit: 1_000_000, period: 10 } },
+        AGENT_CALLS_AS_DEPLOYED: { simple: deployedLimits.AGENT_CALLS! },
       },
       bindings: {
         TEST_MIGRATIONS: migrations,
@@ -49,6 +50,8 @@ export default defineConfig({
           // Their own project: they need the outbound hook below.
           exclude: ["test/worker/oauth*.test.ts"],
           setupFiles: ["./test/worker/apply-migrations.ts"],
+          // Room for a loaded machine (vitest's default is 5 s); a test waits on events, not on this.
+          testTimeout: 30_000,
         },
       },
       {

@@ -1,9 +1,10 @@
 // The audit trail: one row per call, written to the object's storage first, shipped to D1 by an alarm.
-import { env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { ChannelRelay } from "../../src/worker/relay/channel-relay.js";
 import { api, expectError } from "./helpers.js";
 import { connectAgent, connectProvider, createChannel, echoTool } from "./relay-helpers.js";
+import { evictDurableObject } from "./evict.js";
 
 function stubOf(channelId: string) {
   return env.CHANNEL.get(env.CHANNEL.idFromName(channelId));

@@ -1,6 +1,6 @@
 // MCP sessions: they survive the channel object's eviction (stored in its SQLite), and within a session the
 // object checks the token itself, sending anything it cannot vouch for back to the Worker's full check.
-import { env, evictDurableObject, runInDurableObject, SELF } from "cloudflare:test";
+import { env, runInDurableObject, SELF } from "cloudflare:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
 import type { ChannelRelay } from "../../src/worker/relay/channel-relay.js";
@@ -13,6 +13,7 @@ import {
   HUB,
   type TestChannel,
 } from "./relay-helpers.js";
+import { evictDurableObject } from "./evict.js";
 
 const stubOf = (ch: TestChannel) => env.CHANNEL.get(env.CHANNEL.idFromName(ch.id));
 const sessionOf = (agent: Client) =>
