@@ -3,12 +3,28 @@
 import { Notice } from "./components.js";
 import { Layout } from "./layout.js";
 
+/**
+ * Why a page sent the visitor here, said in words, from where they will return to (`return_to`, already
+ * checked to be a path on this hub): a redirect to sign in otherwise looks like the page they asked for broke.
+ */
+export function signInReason(returnTo: string | undefined): string | undefined {
+  const path = returnTo?.replace(/[?#].*$/, "");
+  if (path === undefined) return undefined;
+  if (path === "/account") return "Sign in to see your account.";
+  if (path === "/extension/connect") return "Sign in to connect the browser extension to your account.";
+  if (path === "/authorize" || path === "/oauth/authorize")
+    return "Sign in to decide whether an app may use one of your channels.";
+  if (/^\/sites\/[^/]+\/add$/.test(path)) return "Sign in to add these tools to one of your channels.";
+  return undefined;
+}
+
 export function SignInPage(props: {
   returnTo: string | undefined;
   scripts: string[];
   /** Set when the hub is opened by an IP address, where browsers refuse passkeys: the same page on localhost. */
   localhostUrl?: string;
 }) {
+  const reason = signInReason(props.returnTo);
   return (
     <Layout
       title="Sign in"
@@ -18,6 +34,11 @@ export function SignInPage(props: {
     >
       <header class="page-head">
         <h1>Sign in</h1>
+        {reason ? (
+          <p class="lede reason" id="signin-reason">
+            <strong>{reason}</strong>
+          </p>
+        ) : null}
         <p class="lede">
           Your account keeps your channels and sites, on any device. It uses passkeys only: your device
           unlocks it with its screen lock or a security key. No password, no email.

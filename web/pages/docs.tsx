@@ -159,8 +159,9 @@ document.modelContext.registerTool(
             />
           </section>
         </Tabs>
-        <h3>Hints people see</h3>
-        <div class="table-wrap">
+        <h3 id="hints-title">Hints people see</h3>
+        {/* Scrolls sideways on narrow screens: focusable so a keyboard can scroll it, named for screen readers. */}
+        <div class="table-wrap" tabindex={0} role="region" aria-labelledby="hints-title">
           <table class="data stack">
             <caption class="sr-only">Annotations and their badges</caption>
             <thead>

@@ -5,6 +5,7 @@
 // response's CSP nonce (src/worker/http/security-headers.ts), provided by the route through `CspNonce`.
 import { raw } from "hono/html";
 import { createContext, useContext, type Child } from "hono/jsx";
+import { pageIndexing } from "./crawl.js";
 
 export type Section = "tools" | "publish" | "channels" | "docs" | "account";
 
@@ -23,6 +24,9 @@ const THEME_BOOT =
 /** The nonce of this response's Content-Security-Policy; scripts without it do not run. */
 export const CspNonce = createContext<string | undefined>(undefined);
 
+/** The URL the page answers; sets its canonical link, or `noindex` when it is private (see crawl.ts). */
+export const PageUrl = createContext<string | undefined>(undefined);
+
 const ICON =
   "data:image/svg+xml," +
   encodeURIComponent(
@@ -39,6 +43,7 @@ export function Layout(props: {
 }) {
   const scripts = ["common", ...(props.scripts ?? [])];
   const nonce = useContext(CspNonce);
+  const indexing = pageIndexing(useContext(PageUrl));
   return (
     <>
       {raw("<!doctype html>")}
@@ -49,6 +54,11 @@ export function Layout(props: {
           <title>{`${props.title} · webmcp-hub`}</title>
           {props.description ? <meta name="description" content={props.description} /> : null}
           <meta name="color-scheme" content="light dark" />
+          {"canonical" in indexing ? (
+            <link rel="canonical" href={indexing.canonical} />
+          ) : (
+            <meta name="robots" content="noindex" />
+          )}
           <link rel="icon" href={ICON} />
           <link rel="stylesheet" href="/assets/app.css" />
           <script nonce={nonce} dangerouslySetInnerHTML={{ __html: THEME_BOOT }} />

@@ -24,19 +24,28 @@ import { sitePath } from "./components.js";
 import { cachedCounts, toolPageData } from "./data.js";
 import { diffLines, toolChanges } from "./diff.js";
 import { HomePage } from "./home.js";
-import { CspNonce, Layout } from "./layout.js";
+import { CspNonce, Layout, PageUrl } from "./layout.js";
+import { crawlRoutes } from "./crawl.js";
 import { AddPage, SignedIn } from "./add.js";
 import { SitePage, type SiteDiff } from "./site.js";
 import { ToolPage } from "./tool.js";
 import { staticPage } from "./static-pages.js";
 
 export const pageRoutes = new Hono<AppEnv>();
+pageRoutes.route("/", crawlRoutes); // /robots.txt, /sitemap.xml
 
 const hubOrigin = (c: AppContext) => new URL(c.req.url).origin;
 
 /** Renders a page; its scripts carry this response's CSP nonce (set by the security headers middleware). */
 function renderPage(c: AppContext, node: Child, status?: ContentfulStatusCode) {
-  return c.html(<CspNonce.Provider value={c.get("secureHeadersNonce")}>{node}</CspNonce.Provider>, status);
+  // A page that is not there is not indexed under its URL (PageUrl unset: noindex).
+  const url = status && status >= 400 ? undefined : c.req.url;
+  return c.html(
+    <CspNonce.Provider value={c.get("secureHeadersNonce")}>
+      <PageUrl.Provider value={url}>{node}</PageUrl.Provider>
+    </CspNonce.Provider>,
+    status,
+  );
 }
 
 function NotFound(props: { title: string; children: Child }) {
@@ -310,6 +319,7 @@ pageRoutes.get("/signin", async (c) => {
 });
 pageRoutes.get("/account", async (c) => {
   const account = await currentAccount(c);
+  // The sign-in page says why from return_to (account-signin.tsx signInReason).
   if (!account) return c.redirect("/signin?return_to=%2Faccount", 303);
   const [passkeys, channels, sites] = await Promise.all([
     listPasskeys(c.var.db, account.id),

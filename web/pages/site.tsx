@@ -302,7 +302,12 @@ function DiffView(props: { diff: SiteDiff }) {
           Too many lines changed to show them one by one; compare the two versions' JSON instead.
         </p>
       ) : d.from !== d.to ? (
-        <pre class="diff" tabindex={0} aria-label={`Line changes from version ${d.from} to ${d.to}`}>
+        <pre
+          class="diff"
+          tabindex={0}
+          role="region"
+          aria-label={`Line changes from version ${d.from} to ${d.to}`}
+        >
           {hunks(d.lines).map((h) => (
             <>
               <span class="hunk">{h.header}</span>

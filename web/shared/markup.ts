@@ -39,7 +39,10 @@ export function copyButton(target: string, label: string, options: { hidden?: bo
   );
 }
 
-/** A block of code, focusable so it can be scrolled by keyboard, with a copy button. */
+/**
+ * A block of code, focusable so it can be scrolled by keyboard, with a copy button. A focusable element with a
+ * name needs a role to carry it: `region` (a named, scrollable area), as axe and screen readers expect.
+ */
 export function codeBlock(props: {
   id: string;
   label: string;
@@ -50,7 +53,11 @@ export function codeBlock(props: {
   return el(
     "div",
     { class: "code-block" },
-    el("pre", { id: props.id, tabindex: 0, "aria-label": props.label, "data-lang": props.lang }, props.code),
+    el(
+      "pre",
+      { id: props.id, tabindex: 0, role: "region", "aria-label": props.label, "data-lang": props.lang },
+      props.code,
+    ),
     copyButton(props.id, props.label, { hidden: props.hidden }),
   );
 }
