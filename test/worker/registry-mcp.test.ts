@@ -1,7 +1,7 @@
 // /mcp/registry through a real MCP SDK Client over Streamable HTTP.
 import { SELF } from "cloudflare:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { api, BASE, publish, tool, verifiedSite } from "./helpers.js";
 
 let host: string;
@@ -57,7 +57,10 @@ describe("the registry MCP server", () => {
 
   it("returns a site's tools with get_site, in the format asked for", async () => {
     const client = await connect();
-    const result = await client.callTool({ name: "get_site", arguments: { host, format: "anthropic" } });
+    const result = await client.callTool({
+      name: "get_site",
+      arguments: { site: host, format: "anthropic" },
+    });
     const structured = result.structuredContent as {
       site: { host: string; name: string };
       tools: Array<{ name: string; input_schema: unknown }>;
@@ -68,13 +71,38 @@ describe("the registry MCP server", () => {
     await client.close();
   });
 
+  it("names a site `site` in every tool, and still accepts get_site's older `host`, documented in its schema", async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    for (const t of tools) expect(Object.keys(t.inputSchema.properties ?? {})).toContain("site");
+    const getSite = tools.find((t) => t.name === "get_site")!;
+    const props = getSite.inputSchema.properties as Record<string, { description?: string }>;
+    expect(props.host!.description).toMatch(/older name of `site`/i);
+
+    const byHost = await client.callTool({ name: "get_site", arguments: { host } });
+    expect(byHost.isError).toBeFalsy();
+    expect((byHost.structuredContent as { site: { host: string } }).site.host).toBe(host);
+    const same = await client.callTool({ name: "get_site", arguments: { site: host, host } });
+    expect(same.isError).toBeFalsy();
+    const clash = await client.callTool({
+      name: "get_site",
+      arguments: { site: host, host: "other.example" },
+    });
+    expect(clash.isError).toBe(true);
+    expect((clash.content as Array<{ text: string }>)[0]!.text).toContain("host: names a different site");
+    await client.close();
+  });
+
   it("reports bad arguments and unknown sites as tool errors, an unknown tool as a protocol error", async () => {
     const client = await connect();
     const bad = await client.callTool({ name: "search_tools", arguments: { limit: 500 } });
     expect(bad.isError).toBe(true);
     expect((bad.content as Array<{ text: string }>)[0]!.text).toContain("limit");
-    const missing = await client.callTool({ name: "get_site", arguments: { host: "nowhere.example" } });
+    const missing = await client.callTool({ name: "get_site", arguments: { site: "nowhere.example" } });
     expect(missing.isError).toBe(true);
+    const none = await client.callTool({ name: "get_site", arguments: {} });
+    expect(none.isError).toBe(true);
+    expect((none.content as Array<{ text: string }>)[0]!.text).toContain("site: required");
     await expect(client.callTool({ name: "delete_everything", arguments: {} })).rejects.toMatchObject({
       code: -32602,
     });
@@ -126,6 +154,20 @@ describe("the registry MCP server in the 2026-07-28 era", () => {
     };
     expect(result.tools.map((t) => t.name)).toEqual(["search_tools", "get_site", "propose_tools"]);
     expect(result).toMatchObject({ resultType: "complete", ttlMs: 3_600_000, cacheScope: "public" });
+  });
+
+  it("answers a call with one JSON body and prints no warning (npm start showed one per request)", async () => {
+    const warn = vi.spyOn(console, "warn");
+    try {
+      const res = await modern("tools/call", { name: "get_site", arguments: { site: host } }, "get_site");
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toContain("application/json");
+      const { result } = (await res.json()) as { result: { structuredContent: { site: { host: string } } } };
+      expect(result.structuredContent.site.host).toBe(host);
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   it("answers an unknown tool with -32602 and a 2026 client pinned to the revision can call search_tools", async () => {

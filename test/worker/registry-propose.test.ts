@@ -57,7 +57,7 @@ beforeAll(async () => {
   });
   expect(res.status).toBe(201);
   const client = await connect();
-  const got = await client.callTool({ name: "get_site", arguments: { host: site.host } });
+  const got = await client.callTool({ name: "get_site", arguments: { site: site.host } });
   digests = (got.structuredContent as { digests: Record<string, string> }).digests;
   expect(Object.keys(digests).sort()).toEqual(["greet", "shop.v2_list-all", "sum"]);
   await client.close();

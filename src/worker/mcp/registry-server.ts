@@ -33,6 +33,9 @@ import { normalizeHost } from "../registry/origins.js";
 import { searchTools, siteTools } from "../registry/search.js";
 import { getVerifiedSite, siteView } from "../registry/sites.js";
 
+/** What every tool calls a site: its host. */
+const SITE_DESCRIPTION = "The site's host, like shop.example.com";
+
 const SearchToolsArgs = z
   .object({
     query: z
@@ -44,7 +47,7 @@ const SearchToolsArgs = z
       .string()
       .max(300)
       .optional()
-      .describe("Only tools of this site (its host, like shop.example.com)"),
+      .describe(`Only tools of this site: ${SITE_DESCRIPTION.toLowerCase()}`),
     readOnly: z
       .boolean()
       .optional()
@@ -54,16 +57,33 @@ const SearchToolsArgs = z
   })
   .strict();
 
+// get_site named its argument `host` where the other tools say `site`; `site` is the one name now, and `host`
+// stays accepted so existing callers keep working (both in the schema, so strict clients may send either).
 const GetSiteArgs = z
   .object({
-    host: z.string().min(1).max(300).describe("The site's host, like shop.example.com"),
+    site: z.string().min(1).max(300).optional().describe(`${SITE_DESCRIPTION} (required)`),
+    host: z
+      .string()
+      .min(1)
+      .max(300)
+      .optional()
+      .describe("Older name of `site`, still accepted; send `site` instead"),
     format: ExportFormatSchema.default("mcp").describe("Shape of the returned tool definitions"),
   })
-  .strict();
+  .strict()
+  .refine((a) => a.site !== undefined || a.host !== undefined, {
+    path: ["site"],
+    message: `required: ${SITE_DESCRIPTION.toLowerCase()}`,
+  })
+  .refine((a) => a.site === undefined || a.host === undefined || a.site === a.host, {
+    path: ["host"],
+    message: "names a different site than `site`; send only `site`",
+  })
+  .transform(({ site, host, format }) => ({ site: (site ?? host)!, format }));
 
 const ProposeToolsArgs = z
   .object({
-    site: z.string().min(1).max(253).describe("The site's host, like shop.example.com"),
+    site: z.string().min(1).max(253).describe(SITE_DESCRIPTION),
     tools: z
       .array(z.string().min(1).max(LIMITS.toolNameMax))
       .min(1)
@@ -237,7 +257,7 @@ async function searchToolsCall(db: Db, a: z.infer<typeof SearchToolsArgs>): Prom
 }
 
 async function getSiteCall(db: Db, a: z.infer<typeof GetSiteArgs>): Promise<CallToolResult> {
-  const site = await getVerifiedSite(db, a.host);
+  const site = await getVerifiedSite(db, a.site);
   const view = siteView(site);
   const exported = exportTools(a.format, site, await siteTools(db, site.host));
   const structured = {
@@ -330,9 +350,11 @@ export async function handleRegistryMcp(request: Request, db: Db): Promise<Respo
       void server.close();
     }
   }
+  // No `responseMode: "json"`: the SDK warns on every handler built with it (a `▲ [WARNING]` line per request
+  // under `npm start`). The default, "auto", answers one JSON body unless a handler sends something before its
+  // result, and these tools never do (no progress, no logging), so the answers are the same JSON as before.
   const handler = createMcpHandler(() => createRegistryServer(db, hubOrigin), {
     legacy: "reject",
-    responseMode: "json",
     maxRequestBodySize: LIMITS.mcpRequestBytes,
   });
   return handler.fetch(request);
