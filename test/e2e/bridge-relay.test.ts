@@ -55,7 +55,13 @@ async function channelState(ch: Channel) {
   const { status, body } = await api(`/api/channels/${ch.id}`, { token: ch.ownerKey });
   expect(status).toBe(200);
   return body as {
-    providers: Array<{ id: string; tokenId: string; origin: string; page: { url: string } | null }>;
+    providers: Array<{
+      id: string;
+      tokenId: string;
+      origin: string;
+      page: { url: string } | null;
+      lastActiveAt: string;
+    }>;
     tools: Array<{ name: string; providers: number }>;
   };
 }
@@ -564,8 +570,14 @@ describe("the bridge relays a page's WebMCP tools to the user's agent", () => {
       [first, second],
       [second, first],
     ] as const) {
+      const before = new Map((await channelState(ch)).providers.map((p) => [p.id, p.lastActiveAt]));
       await active.evaluate(() => window.dispatchEvent(new Event("focus")));
-      await sleep(300);
+      // Its hello makes it the tab the hub routes to: wait until the hub has it (not a fixed time, which a
+      // loaded machine overruns).
+      await until(
+        async () => (await channelState(ch)).providers.some((p) => p.lastActiveAt > before.get(p.id)!),
+        "the focused tab's hello to reach the hub",
+      );
       const call = agent.call("add-stamp", { name: "Routed", description: "routing", year: 1901 });
       await dialog(active).waitFor();
       expect(await dialog(idle).count()).toBe(0);

@@ -7,6 +7,7 @@ import {
   echoTool,
   settle,
   type TestProvider,
+  until,
 } from "./relay-helpers.js";
 import { api } from "./helpers.js";
 
@@ -77,7 +78,7 @@ describe("tool names", () => {
     expect((await agent.listTools()).tools.map((t) => t.name)).toEqual(["echo"]);
     expect(text(await agent.callTool({ name: "echo", arguments: { text: "x" } }))).toBe("second");
     first.send({ type: "hello", kind: "tab", label: "x", version: "t" }); // the first tab becomes active again
-    await settle();
+    await first.flush();
     expect(text(await agent.callTool({ name: "echo", arguments: { text: "x" } }))).toBe("first");
     second.close();
   });
@@ -172,10 +173,13 @@ describe("calls", () => {
     controller.abort("changed my mind");
     await expect(pending).rejects.toThrow();
     expect(await provider.next("cancel", (f) => f.id === call.id)).toMatchObject({ type: "cancel" });
-    await settle(50);
-    const audit = (await (
-      await api(`/api/channels/${ch.id}/audit`, { headers: { authorization: `Bearer ${ch.ownerKey}` } })
-    ).json()) as any;
+    let audit: any;
+    await until(async () => {
+      audit = await (
+        await api(`/api/channels/${ch.id}/audit`, { headers: { authorization: `Bearer ${ch.ownerKey}` } })
+      ).json();
+      return audit.entries.length > 0;
+    }, "the cancelled call's audit row");
     expect(audit.entries[0]).toMatchObject({ tool: "echo", status: "cancelled" });
   });
 
@@ -232,8 +236,7 @@ describe("calls", () => {
     expect(res.isError).toBe(true);
     expect(text(res)).toContain("disconnected");
     expect(Date.now() - started).toBeLessThan(10_000);
-    await settle(50);
-    expect((await agent.listTools()).tools).toEqual([]);
+    await until(async () => (await agent.listTools()).tools.length === 0, "the closed tab's tools to go");
   });
 
   it("requires structuredContent matching the tool's outputSchema", async () => {

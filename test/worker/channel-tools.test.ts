@@ -6,7 +6,14 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { api, expectError, publish, tool, verifiedSite } from "./helpers.js";
-import { connectAgent, connectProvider, createChannel, settle, type TestChannel } from "./relay-helpers.js";
+import {
+  connectAgent,
+  connectProvider,
+  createChannel,
+  settle,
+  type TestChannel,
+  until,
+} from "./relay-helpers.js";
 
 const owner = (ch: TestChannel) => ({ authorization: `Bearer ${ch.ownerKey}` });
 const PROVIDER = "webmcp-hub/provider";
@@ -191,11 +198,10 @@ describe("added tools and the channel's agents", () => {
 
     tab.close();
     let back: Array<{ name: string; _meta?: Record<string, unknown> }> = [];
-    for (let i = 0; i < 100; i++) {
+    await until(async () => {
       back = (await agent.listTools()).tools;
-      if ((back[0]?._meta?.[PROVIDER] as { kind?: string } | undefined)?.kind === "registry") break;
-      await settle(20);
-    }
+      return (back[0]?._meta?.[PROVIDER] as { kind?: string } | undefined)?.kind === "registry";
+    }, "the registry's tool to be listed again");
     expect(back.map((t) => t.name)).toEqual(["greet"]);
     expect(back[0]?._meta?.[PROVIDER]).toMatchObject({ kind: "registry", live: false });
   });
@@ -216,7 +222,7 @@ describe("added tools and the channel's agents", () => {
     });
     expect(one.status).toBe(200);
     expect(await one.json()).toEqual({ host: site.host, removed: 1 });
-    for (let i = 0; i < 50 && changed === 0; i++) await settle(20);
+    await until(() => changed > 0, "notifications/tools/list_changed");
     expect(changed).toBeGreaterThan(0);
     expect((await agent.listTools()).tools.map((t) => t.name)).toEqual(["sum"]);
     const rest = await api(`/api/channels/${ch.id}/tools/${site.host}`, {
@@ -246,7 +252,7 @@ describe("added tools and the channel's agents", () => {
     expect(marked.map((t) => t.status)).toEqual(["site_unverified", "site_unverified"]);
     expect(marked[0]!.reason).toContain("no longer verified");
     // The owner's read had the channel read them again too (else its 60 s cache): agents no longer see them.
-    for (let i = 0; i < 50 && changed === 0; i++) await settle(20);
+    await until(() => changed > 0, "notifications/tools/list_changed");
     expect(changed).toBeGreaterThan(0);
     expect((await agent.listTools()).tools).toEqual([]);
 
@@ -275,7 +281,7 @@ describe("added tools and the channel's agents", () => {
     /** Waits for the next list_changed and returns what the agent lists then (never GET /tools: no re-read). */
     const next = async () => {
       const before = changed;
-      for (let i = 0; i < 100 && changed === before; i++) await settle(20);
+      await until(() => changed > before, "the next notifications/tools/list_changed");
       expect(changed).toBeGreaterThan(before);
       return (await agent.listTools()).tools;
     };

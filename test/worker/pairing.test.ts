@@ -10,6 +10,7 @@ import {
   newPairingCode,
   pair,
   settle,
+  until,
 } from "./relay-helpers.js";
 
 /** A refused upgrade told in band: the error frame, then the close code. */
@@ -220,7 +221,7 @@ describe("provider connections", () => {
       headers: { authorization: `Bearer ${ch.ownerKey}` },
     });
     expect(await res.json()).toMatchObject({ closedConnections: 1 });
-    for (let i = 0; i < 50 && !provider.closed; i++) await settle(20);
+    await until(() => provider.closed, "the hub to close the provider's socket");
     expect(provider.closed).toBe(true);
     const after = (await (
       await api(`/api/channels/${ch.id}`, { headers: { authorization: `Bearer ${ch.ownerKey}` } })

@@ -88,7 +88,7 @@ export class TestProvider {
   async next<T extends HubFrame["type"]>(
     type: T,
     predicate: (f: Extract<HubFrame, { type: T }>) => boolean = () => true,
-    timeoutMs = 5000,
+    timeoutMs = 20_000,
   ): Promise<Extract<HubFrame, { type: T }>> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -113,6 +113,17 @@ export class TestProvider {
   serve(respond: (call: CallFrame) => unknown): this {
     this.handler = (call) => this.send({ type: "result", id: call.id, result: respond(call) });
     return this;
+  }
+
+  /**
+   * Returns once the hub has handled every frame sent before: a ping's pong comes after them, in order. The
+   * ping is spelled unlike PING_FRAME_TEXT: the runtime answers that exact text itself, at once, ahead of
+   * frames still queued for the object (channel-relay.ts, setWebSocketAutoResponse).
+   */
+  async flush(): Promise<void> {
+    if (this.closed) return;
+    this.ws.send('{ "type": "ping" }');
+    await this.next("pong");
   }
 
   close(): void {
@@ -151,26 +162,34 @@ export async function connectProvider(
   const ws = res.webSocket!;
   ws.accept();
   const provider = new TestProvider(ws, token);
-  const welcome = await provider.next("welcome");
+  await provider.next("welcome");
   provider.send({ type: "hello", kind, label: opts.label ?? "test", version: "test" });
-  if (opts.tools) {
-    provider.send({ type: "tools", tools: opts.tools });
-    // Wait until the hub has stored them (the owner's view lists this provider's tools).
-    for (let i = 0; i < 100; i++) {
-      const res = await api(`/api/channels/${ch.id}`, {
-        headers: { authorization: `Bearer ${ch.ownerKey}` },
-      });
-      const state = (await res.json()) as { providers: Array<{ id: string; tools: string[] }> };
-      if ((state.providers.find((p) => p.id === welcome.providerId)?.tools.length ?? 0) > 0) break;
-      await settle(20);
-    }
-  }
+  if (opts.tools) provider.send({ type: "tools", tools: opts.tools });
+  // Once the hub has handled hello and tools (stored, or refused with an error frame for the test to see).
+  await provider.flush();
   return provider;
 }
 
 /** Lets the Durable Object process frames already sent. */
 export async function settle(ms = 30): Promise<void> {
   await new Promise((r) => setTimeout(r, ms));
+}
+
+/**
+ * Polls `check` every 20 ms until it holds; fails saying what was awaited after `timeoutMs`. For state that
+ * changes asynchronously (a notification, a stored row): the deadline is generous because a loaded machine is
+ * slow, and a passing check returns at once.
+ */
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await settle(20);
+  }
 }
 
 /** The protocol revision the 2026 era of the endpoint speaks. */

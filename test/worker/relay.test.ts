@@ -1,6 +1,6 @@
 // The live relay end to end in workerd: channel, pairing, a provider on a WebSocket, an MCP SDK client.
 import { describe, expect, it } from "vitest";
-import { connectAgent, connectProvider, createChannel, echoTool, settle } from "./relay-helpers.js";
+import { connectAgent, connectProvider, createChannel, echoTool, settle, until } from "./relay-helpers.js";
 
 describe("calling a provider's tool through the channel", () => {
   it("lists the provider's tools and relays a call and its result", async () => {
@@ -30,7 +30,7 @@ describe("calling a provider's tool through the channel", () => {
     await agent.listTools();
     const framed = { ...echoTool("framed"), frameOrigin: "https://widget.example:8443" };
     provider.send({ type: "tools", tools: [echoTool(), framed] });
-    for (let i = 0; i < 50 && changed === 0; i++) await settle(20);
+    await until(() => changed > 0, "notifications/tools/list_changed");
     const { tools } = await agent.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
     expect(byName.get("framed")).not.toHaveProperty("frameOrigin");
@@ -58,7 +58,7 @@ describe("calling a provider's tool through the channel", () => {
     await agent.listTools();
     await settle(100);
     provider.send({ type: "tools", tools: [echoTool(), echoTool("second")] });
-    for (let i = 0; i < 50 && changed === 0; i++) await settle(20);
+    await until(() => changed > 0, "notifications/tools/list_changed");
     expect(changed).toBeGreaterThan(0);
     expect((await agent.listTools()).tools.map((t) => t.name)).toEqual(["echo", "second"]);
     await agent.close();

@@ -12,6 +12,7 @@ import {
   echoTool,
   settle,
   type TestChannel,
+  until,
 } from "./relay-helpers.js";
 
 const owner = (ch: TestChannel) => ({ authorization: `Bearer ${ch.ownerKey}` });
@@ -194,7 +195,7 @@ describe("the channel's verification policy", () => {
     });
     expect(republished.status).toBe(201);
     expect((await agent.callTool({ name: "edited", arguments: { text: "x" } })).isError).toBeFalsy();
-    for (let i = 0; i < 50 && changed === 0; i++) await settle(20);
+    await until(() => changed > 0, "notifications/tools/list_changed");
     expect(changed).toBeGreaterThan(0);
     const listed = (await agent.listTools()).tools.find((t) => t.name === "edited");
     expect(listed?._meta?.[KEY]).toMatchObject({ status: "verified", version: 2 });
