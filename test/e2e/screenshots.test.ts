@@ -140,6 +140,12 @@ describe("screenshots of every page", () => {
     await page.getByLabel("Your name").fill("Ada");
     await page.getByRole("button", { name: "Create account with a passkey" }).click();
     await page.waitForURL(`${hubUrl}/account`);
+    // A channel of the account's, for the account page to list and the consent page to offer.
+    const made = await page.request.post(`${hubUrl}/api/channels`, {
+      data: { name: "Ada's channel" },
+      headers: { origin: hubUrl },
+    });
+    expect(made.status()).toBe(201);
 
     // An app registers itself (Dynamic Client Registration) and sends the user to the consent page.
     const redirect = "http://127.0.0.1:9/callback";
@@ -170,6 +176,8 @@ describe("screenshots of every page", () => {
     await capture(page, { name: "extension-connect", path: "/extension/connect" });
     await capture(page, { name: "consent", path: authorize }, async (p) => {
       await p.getByText("Screenshots app").first().waitFor();
+      // The channel picker (the app named no channel) or, with one chosen, Allow / Deny.
+      await p.locator("#picker-continue, #consent-allow").first().waitFor();
     });
     await page.close();
   });
