@@ -5,9 +5,17 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { OpenFrame } from "../../src/protocol/index.js";
-import { EXTENSION, connectTab, pairedExtension, snapshot, until } from "./extension-helpers.js";
+import {
+  EXTENSION,
+  connectTab,
+  openTabSocket,
+  pairedExtension,
+  providers,
+  snapshot,
+  until,
+} from "./extension-helpers.js";
 import { api, publish, tool, verifiedSite } from "./helpers.js";
-import { HUB, connectAgent, createChannel, settle, type TestChannel } from "./relay-helpers.js";
+import { HUB, TestProvider, connectAgent, createChannel, settle, type TestChannel } from "./relay-helpers.js";
 
 const owner = (ch: TestChannel) => ({ authorization: `Bearer ${ch.ownerKey}` });
 
@@ -168,6 +176,28 @@ describe("opening an added tool's page on demand", () => {
     expect(results.map((r) => r.status)).toEqual(["ok", "ok", "ok"]);
     expect(results.map((r) => textOf(r.result)).sort()).toEqual(["ran 0", "ran 1", "ran 2"]);
     tab.provider.close();
+  });
+
+  it("a tab whose tool reads exactly like the added one ends the open, even when the tools agents see were read between its hello and its tools", async () => {
+    const { site, ch, ext, control } = await setup();
+    const pending = call(ch, "greet");
+    control.send({ type: "opened", id: ((await control.next("open")) as OpenFrame).id });
+    const res = await openTabSocket(ch, ext.token, site.origin);
+    expect(res.status).toBe(101);
+    const ws = res.webSocket!;
+    ws.accept();
+    const provider = new TestProvider(ws, ext.token);
+    const { providerId } = await provider.next("welcome");
+    provider.send({ type: "hello", kind: "tab", label: "tab", version: "test" });
+    // The owner's snapshot reads the tools agents see after the hello, before the tab's tools arrive.
+    await until(async () => (await providers(ch)).some((p) => p.id === providerId), "the tab's hello");
+    provider.send({ type: "tools", tools: [tool("greet", { title: "Greet" })] });
+    const frame = await provider.next("call");
+    provider.send({ type: "result", id: frame.id, result: { content: [{ type: "text", text: "ran" }] } });
+    const result = await pending;
+    expect(result.status).toBe("ok");
+    expect(textOf(result.result)).toBe("ran");
+    provider.close();
   });
 
   it("the user declining, or never sharing the site, is an isError saying so; nothing runs", async () => {

@@ -234,11 +234,10 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
   }
 
   private toolsChanged(): void {
-    if (this.catalog.changed()) {
-      this.mcp.notifyToolsChanged();
-      // A tab may have just registered a tool whose page is being opened on demand.
-      if (this.opener.size) this.opener.toolsChanged();
-    }
+    if (this.catalog.changed()) this.mcp.notifyToolsChanged();
+    // A tab may have just registered a tool whose page is being opened on demand. Asked even when what
+    // agents see did not change: the tab's tool can read exactly like the added one it now serves.
+    if (this.opener.size) this.opener.toolsChanged();
   }
 
   // ------------------------------------------------------------------------------------------------------
