@@ -19,11 +19,10 @@ function ClientFacts(props: { client: ConsentClient }) {
   const { client } = props;
   return (
     <>
-      <dl class="facts">
+      <dl class="fact-rows">
         <dt>App</dt>
         <dd>
           <strong id="consent-client-name">{client.clientName}</strong>
-          <br />
           <small id="consent-name-claim">
             This name is the app's own claim: any app can give itself any name. Check who publishes it and
             where access goes.
