@@ -334,6 +334,33 @@ describe("the channel console at a glance", () => {
     await poll(async () => squash(await page.locator("#try-status").textContent())).toContain("Ready.");
   });
 
+  it("offers a signed-in user to add a channel opened by its owner key to the account, and only then", async () => {
+    // A channel created anonymously (as npm start's demo channel is), opened from its console link.
+    const res = await fetch(`${hubUrl}/api/channels`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "Anonymous demo" }),
+    });
+    expect(res.status).toBe(201);
+    const anon = (await res.json()) as { channel: { id: string }; ownerKey: string };
+    await page.goto(`${hubUrl}/channels/${anon.channel.id}#ownerKey=${anon.ownerKey}`);
+    const claim = page.getByRole("button", { name: "Add to my account" });
+    await poll(() => claim.isVisible()).toBe(true);
+    await claim.click();
+    await poll(() => page.locator("#claim-status").textContent()).toContain("Added to your account");
+    const owned = (await (await page.request.get(`${hubUrl}/api/account/channels`)).json()) as {
+      channels: Array<{ id: string }>;
+    };
+    expect(owned.channels.map((c) => c.id)).toContain(anon.channel.id);
+    // Opened again, it is the account's: nothing to offer. Nor for the account's own channel.
+    for (const id of [anon.channel.id, channel.id]) {
+      await page.goto(`${hubUrl}/channels/${id}`);
+      await poll(() => page.locator("#console").isVisible()).toBe(true);
+      await poll(() => page.locator("#owner-key").textContent()).not.toBe("");
+      expect(await page.locator("#claim-box").isVisible()).toBe(false);
+    }
+  });
+
   it("opens a channel from a one-click console link: keeps its keys here, and the fragment leaves the address bar", async () => {
     const fresh = await launchBrowser();
     try {

@@ -16,15 +16,19 @@ async function rendered(node: unknown): Promise<string> {
 describe("static pages", () => {
   it("serve their body as rendered directly, in the layout, with the CSP nonce on the page's scripts", async () => {
     const cases = [
-      { path: "/docs", body: STATIC_BODIES.docs({ hub: HUB, id: "" }), title: "Docs · webmcp-hub" },
+      {
+        path: "/docs",
+        body: STATIC_BODIES.docs({ hub: HUB, id: "", signedIn: "false" }),
+        title: "Docs · webmcp-hub",
+      },
       {
         path: "/publish",
-        body: STATIC_BODIES.publish({ hub: HUB, id: "" }),
+        body: STATIC_BODIES.publish({ hub: HUB, id: "", signedIn: "false" }),
         title: "Publish your site&#39;s tools · webmcp-hub",
       },
       {
         path: "/channels/ch_abc123",
-        body: STATIC_BODIES.console({ hub: HUB, id: "ch_abc123" }),
+        body: STATIC_BODIES.console({ hub: HUB, id: "ch_abc123", signedIn: "false" }),
         title: "Channel console · webmcp-hub",
       },
     ];
@@ -48,7 +52,7 @@ describe("static pages", () => {
     const res = await SELF.fetch(`${HUB}/channels/${encodeURIComponent(id)}`);
     const html = await res.text();
     expect(html).not.toContain("<img src=x");
-    expect(html).toContain(await rendered(STATIC_BODIES.console({ hub: HUB, id })));
+    expect(html).toContain(await rendered(STATIC_BODIES.console({ hub: HUB, id, signedIn: "false" })));
     expect(fillFragment(`<a title="${placeholder("id")}">${placeholder("hub")}</a>`, { id, hub: "h&" })).toBe(
       `<a title="x&quot;&gt;&lt;img src=x onerror=alert(1)&gt;&#39;&amp;">h&amp;</a>`,
     );

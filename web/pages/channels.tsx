@@ -161,7 +161,7 @@ function Glance(props: { id: string; label: string; href: string }) {
 // lately; then how to connect more, who may call, and this browser's keys. A glance strip answers the first
 // three in one line; the section nav reaches every section directly. Tables stack into labelled cards on
 // narrow screens, and a table shows only when it has rows (otherwise one sentence says what is missing).
-export function ChannelConsoleBody(props: { id: string; hub: string }) {
+export function ChannelConsoleBody(props: { id: string; hub: string; signedIn: string }) {
   return (
     <>
       <nav aria-label="Breadcrumb" class="crumbs">
@@ -170,7 +170,13 @@ export function ChannelConsoleBody(props: { id: string; hub: string }) {
           {props.id}
         </span>
       </nav>
-      <header class="page-head" id="console-head" data-channel={props.id} data-hub={props.hub}>
+      <header
+        class="page-head"
+        id="console-head"
+        data-channel={props.id}
+        data-hub={props.hub}
+        data-signed-in={props.signedIn}
+      >
         <h1 id="ch-name">Channel</h1>
         <p class="meta">
           ID <code id="ch-id">{props.id}</code> <span id="ch-created"></span>{" "}
@@ -509,6 +515,16 @@ export function ChannelConsoleBody(props: { id: string; hub: string }) {
             storage.
           </p>
           <CopyValue id="owner-key" label="Owner key" value="" secret />
+          <div id="claim-box" hidden>
+            <p>
+              Add this channel to your account: you can then open it on any device, and allow OAuth apps
+              (Claude, ChatGPT, VS Code, mcp-remote) to use it.
+            </p>
+            <button type="button" class="btn primary" id="claim-channel">
+              Add to my account
+            </button>
+            <p id="claim-status" class="meta" role="status"></p>
+          </div>
           <button type="button" class="btn danger" id="forget-channel">
             Forget this channel in this browser
           </button>

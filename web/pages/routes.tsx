@@ -303,9 +303,13 @@ pageRoutes.get("/channels", async (c) => {
   const owned = account ? await accountChannels(c.var.db, account.id) : null;
   return renderPage(c, <ChannelsPage accountChannels={owned} />);
 });
-pageRoutes.get("/channels/:id", async (c) =>
-  renderPage(c, await staticPage(c.env.ASSETS, "console", { id: c.req.param("id"), hub: hubOrigin(c) })),
-);
+pageRoutes.get("/channels/:id", async (c) => {
+  const signedIn = String((await currentAccount(c)) !== null);
+  return renderPage(
+    c,
+    await staticPage(c.env.ASSETS, "console", { id: c.req.param("id"), hub: hubOrigin(c), signedIn }),
+  );
+});
 pageRoutes.get("/signin", async (c) => {
   const returnTo = safeReturnTo(c.req.query("return_to"), hubOrigin(c));
   // Already signed in: straight on (the OAuth consent page sends people here first).

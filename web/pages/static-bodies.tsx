@@ -9,12 +9,12 @@ import { placeholder, type StaticPageName, type StaticPageVars } from "./static-
 export const STATIC_BODIES: Record<StaticPageName, (vars: Required<StaticPageVars>) => Child> = {
   docs: ({ hub }) => <DocsBody hub={hub} />,
   publish: ({ hub }) => <PublishBody hub={hub} />,
-  console: ({ id, hub }) => <ChannelConsoleBody id={id} hub={hub} />,
+  console: ({ id, hub, signedIn }) => <ChannelConsoleBody id={id} hub={hub} signedIn={signedIn} />,
 };
 
 /** Each body as the build writes it: rendered with placeholders. */
 export async function renderFragments(): Promise<Record<StaticPageName, string>> {
-  const vars = { hub: placeholder("hub"), id: placeholder("id") };
+  const vars = { hub: placeholder("hub"), id: placeholder("id"), signedIn: placeholder("signedIn") };
   const out = {} as Record<StaticPageName, string>;
   for (const [name, body] of Object.entries(STATIC_BODIES) as Array<
     [StaticPageName, (typeof STATIC_BODIES)["docs"]]

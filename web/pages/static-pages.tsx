@@ -10,7 +10,8 @@ import type { Child } from "hono/jsx";
 import { Layout } from "./layout.js";
 
 export type StaticPageName = "docs" | "publish" | "console";
-export type StaticPageVars = { hub: string; id?: string };
+/** `signedIn`: "true" or "false", whether the request came with an account's session (the console offers to claim). */
+export type StaticPageVars = { hub: string; id?: string; signedIn?: string };
 
 /** The text a value's placeholder is in a fragment (HTML-inert: escaping leaves it unchanged). */
 export const placeholder = (name: keyof StaticPageVars) => `%%webmcp-hub:${name}%%`;

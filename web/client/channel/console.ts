@@ -18,6 +18,7 @@ import { announce, byId, h, messageOf, showError, timeText } from "../lib/dom.js
 import { store, type KeptChannel } from "../lib/store.js";
 import { shortened, toolName } from "../lib/text.js";
 import { addedTools } from "./added-tools.js";
+import { offerClaim } from "./claim.js";
 import { auditLog } from "./audit.js";
 import { connectedApps } from "./connected-apps.js";
 import { submitButton } from "./list.js";
@@ -118,6 +119,7 @@ function runConsole(kept: KeptChannel, hub: string): void {
   byId("ch-crumb").textContent = ch.name;
   if (ch.createdAt) byId("ch-created").textContent = `· created ${timeText(ch.createdAt)}`;
   byId("owner-key").textContent = ch.ownerKey || "(not needed here: your account owns this channel)";
+  void offerClaim(ch);
   // Empty when opened by the account's session: then no Authorization header is sent and the cookie is used.
   const token = ch.ownerKey;
   const path = `/api/channels/${encodeURIComponent(id)}`;
