@@ -84,7 +84,8 @@ webmcp-hub is running at ${hub}
   Connect an agent
     With OAuth (Claude, ChatGPT, VS Code, Claude Code, mcp-remote): give it the MCP URL above; it opens
     ${hub}/authorize, where you sign in with a passkey and Allow. Only a channel your account
-    owns can be allowed: claim the demo channel first (${hub}/account, with its owner key).
+    owns can be allowed: sign in first (${hub}/signin), then press "Add to my account" in the
+    demo channel's console (the link above).
     With the agent token: the console has snippets for Claude Code, Claude Desktop, Cursor, VS Code and the
     OpenAI API. The MCP Inspector lists the tools from a terminal (it ${INSPECTOR_NOTE}):
       ${commands.inspector}
