@@ -66,7 +66,7 @@ export function createApp() {
       return renderError(
         new HubError(
           "not_found",
-          `No endpoint ${c.req.method} ${c.req.path}. See the API list in the README.`,
+          `No endpoint ${c.req.method} ${c.req.path}. See the API list in docs/reference.md (or /docs).`,
         ),
         c,
       );
