@@ -12,10 +12,8 @@
 // and the docs page and console page as served are checked to print those same texts.
 //
 // The clients are not dependencies (their engines want Node ≥ 22): they are installed at test time into
-// node_modules/.cache/webmcp-hub-snippets/<package>@<version>, reused by later runs.
-import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { chmod, mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
+// node_modules/.cache/webmcp-hub-snippets/<package>@<version>, reused by later runs (./walkthrough-helpers.ts).
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";
@@ -27,7 +25,6 @@ import { launchBrowser } from "./browser.js";
 import { nodeForConformance } from "../../scripts/conformance.mjs";
 import { demoChannel } from "../../scripts/lib/seed.mjs";
 import { startBanner, startCommands } from "../../scripts/lib/start-banner.js";
-import { ROOT } from "../../scripts/lib/wrangler.mjs";
 import { startConformanceProvider, waitForTools } from "../support/conformance-provider.mjs";
 import {
   INSPECTOR,
@@ -41,133 +38,21 @@ import {
   sidecarStdioCommand,
 } from "../../web/shared/snippets.js";
 import { api, createChannel, type Channel } from "./hub-api.js";
+import {
+  INSPECTOR_VERSION,
+  MCP_REMOTE_VERSION,
+  connectMcpRemote,
+  installed,
+  makeShell,
+  signUpWithPasskey,
+  type Shell,
+} from "./walkthrough-helpers.js";
 
 const hubUrl = inject("hubUrl");
-
-/** The releases run here; `@latest` when this was written. Bump them together with what the hub prints. */
-const INSPECTOR_VERSION = "2.12.0";
-const MCP_REMOTE_VERSION = "0.15.1";
-const CACHE = join(ROOT, "node_modules/.cache/webmcp-hub-snippets");
 
 /** A tool of test/support/conformance-provider.mjs: read-only, no arguments, a fixed text. */
 const TOOL = "test_simple_text";
 const TOOL_TEXT = "This is a simple text response for testing.";
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(
-  command: string,
-  args: string[],
-  options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {},
-): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      cwd: options.cwd ?? ROOT,
-      env: options.env ?? process.env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 90_000);
-    child.on("error", (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-/**
- * `name@version` installed into the cache (once: a later run finds it), with its dependencies and without
- * install scripts. Resolves with the package's folder.
- */
-async function installed(name: string, version: string): Promise<string> {
-  const dir = join(CACHE, `${name.replace("/", "+")}@${version}`);
-  const pkg = join(dir, "node_modules", name);
-  if (existsSync(join(pkg, "package.json"))) return pkg;
-  const temp = `${dir}.${process.pid}.tmp`;
-  await rm(temp, { recursive: true, force: true });
-  await mkdir(temp, { recursive: true });
-  await writeFile(join(temp, "package.json"), JSON.stringify({ private: true }));
-  const npm = await run(
-    "npm",
-    [
-      "install",
-      "--no-save",
-      "--no-audit",
-      "--no-fund",
-      "--ignore-scripts",
-      "--no-package-lock",
-      "--engine-strict=false",
-      "--loglevel=error",
-      `${name}@${version}`,
-    ],
-    { cwd: temp, timeoutMs: 180_000 },
-  );
-  if (npm.code !== 0) throw new Error(`npm install ${name}@${version} failed:\n${npm.stderr}`);
-  await rm(dir, { recursive: true, force: true });
-  await rename(temp, dir);
-  return pkg;
-}
-
-/** What a shell runs: `npx` and `claude` shims first on PATH, HOME in a temporary folder. */
-interface Shell {
-  env: NodeJS.ProcessEnv;
-  home: string;
-  run(command: string, timeoutMs?: number): Promise<Run>;
-}
-
-/**
- * The shims: `npx -y @modelcontextprotocol/inspector@latest …` runs the pinned Inspector on Node 22, `npx -y
- * mcp-remote …` the pinned mcp-remote on this Node (as Claude Desktop's npx would), anything else fails;
- * `claude …` prints its arguments as JSON.
- */
-async function makeShell(inspector: string, mcpRemote: string, node22: string): Promise<Shell> {
-  const home = await mkdtemp(join(tmpdir(), "webmcp-hub-snippets-"));
-  const bin = join(home, "bin");
-  await mkdir(bin);
-  const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
-  await writeFile(
-    join(bin, "npx"),
-    `#!/bin/sh
-[ "$1" = "-y" ] && shift
-case "$1" in
-  ${INSPECTOR.package}) shift; exec ${quote(node22)} ${quote(join(inspector, "clients/launcher/build/index.js"))} "$@" ;;
-  mcp-remote) shift; exec ${quote(process.execPath)} ${quote(join(mcpRemote, "dist/proxy.js"))} "$@" ;;
-  *) echo "npx shim: no cached package for $1" >&2; exit 127 ;;
-esac
-`,
-  );
-  await writeFile(
-    join(bin, "claude"),
-    `#!/bin/sh
-exec ${quote(process.execPath)} -e 'process.stdout.write(JSON.stringify(process.argv.slice(1)))' -- "$@"
-`,
-  );
-  await chmod(join(bin, "npx"), 0o755);
-  await chmod(join(bin, "claude"), 0o755);
-  const env = {
-    ...process.env,
-    HOME: home,
-    PATH: `${bin}:${process.env.PATH}`,
-    MCP_REMOTE_CONFIG_DIR: join(home, ".mcp-auth"),
-    NO_COLOR: "1",
-  };
-  return {
-    env,
-    home,
-    run: (command, timeoutMs) => run("sh", ["-c", command], { env, cwd: home, timeoutMs }),
-  };
-}
 
 /** The tool names and the text TOOL answers, through a v1 or v2 SDK client with these URL and headers. */
 async function throughSdk(version: 1 | 2, url: string, headers: Record<string, string>) {
@@ -226,7 +111,7 @@ beforeAll(async () => {
     nodeForConformance(),
   ]);
   inspectorDir = inspector;
-  shell = await makeShell(inspector, mcpRemote, node22);
+  shell = await makeShell(mcpRemote, { dir: inspector, node: node22 });
   channel = await createChannel("snippets");
   provider = await startConformanceProvider({ hubUrl, pairingCode: channel.pairingCode, label: "snippets" });
   await waitForTools(hubUrl, channel.id, channel.ownerKey, [TOOL], 30_000);
@@ -550,22 +435,7 @@ describe("an OAuth client as npm start tells people to connect one", () => {
     let client: ClientV1 | undefined;
     try {
       const page = await browser.newPage();
-      const cdp = await browser.context.newCDPSession(page);
-      await cdp.send("WebAuthn.enable", { enableUI: false });
-      await cdp.send("WebAuthn.addVirtualAuthenticator", {
-        options: {
-          protocol: "ctap2",
-          transport: "internal",
-          hasResidentKey: true,
-          hasUserVerification: true,
-          isUserVerified: true,
-          automaticPresenceSimulation: true,
-        },
-      });
-      await page.goto(`${hub}/signin`);
-      await page.getByLabel("Your name").fill("Ada");
-      await page.getByRole("button", { name: "Create account with a passkey" }).click();
-      await page.waitForURL(`${hub}/account`);
+      await signUpWithPasskey(page, hub, "Ada");
       const created = await page.request.post(`${hub}/api/channels`, {
         data: { name: "Snippets OAuth channel" },
         headers: { origin: hub },
@@ -588,39 +458,21 @@ describe("an OAuth client as npm start tells people to connect one", () => {
       const args = server.args.map((a) => (a === `${mcpUrl}/k/wha_unused` ? mcpUrl : a));
       expect(args).toEqual(["-y", "mcp-remote", mcpUrl]);
 
-      const transport = new StdioClientTransport({
-        command: server.command,
-        args,
-        env: { ...(shell.env as Record<string, string>), BROWSER: "true", DISPLAY: "" },
-        cwd: shell.home,
-        stderr: "pipe",
+      const remote = await connectMcpRemote({ command: server.command, args }, shell, async (url) => {
+        await page.goto(url);
+        await page.locator("#consent-allow, #authorize-problem").first().waitFor();
+        await page.locator("#consent-allow").click();
+        await page.waitForURL(/localhost:\d+\/oauth\/callback/, { waitUntil: "commit" });
       });
-      let stderr = "";
-      let consented: Promise<void> | undefined;
-      transport.stderr?.on("data", (d) => {
-        stderr += d;
-        const url = /Please authorize this client by visiting:\s+(\S+)/.exec(stderr)?.[1];
-        if (url && !consented) {
-          consented = (async () => {
-            await page.goto(url);
-            await page.locator("#consent-allow, #authorize-problem").first().waitFor();
-            await page.locator("#consent-allow").click();
-            await page.waitForURL(/localhost:\d+\/oauth\/callback/, { waitUntil: "commit" });
-          })();
-          consented.catch(() => {});
-        }
-      });
-      client = new ClientV1({ name: "claude-desktop-as-tested", version: "1.0.0" });
+      client = remote.client;
       try {
-        await client.connect(transport);
         const { tools } = await client.listTools();
         expect(tools.map((t) => t.name)).toContain(TOOL);
         const result = await client.callTool({ name: TOOL, arguments: {} });
         expect(result).toMatchObject({ content: [{ type: "text", text: TOOL_TEXT }] });
-        await consented;
       } catch (e) {
         const message = e instanceof Error ? e.message : String(e);
-        throw new Error(`${message}\nmcp-remote's stderr:\n${stderr}\npage: ${page.url()}`);
+        throw new Error(`${message}\nmcp-remote's stderr:\n${remote.stderr()}\npage: ${page.url()}`);
       }
       // The connected app names itself on the channel's page of connected apps.
       const apps = await api(`/api/channels/${body.channel.id}/connected-apps`, { token: body.ownerKey });
