@@ -228,6 +228,10 @@ describe("the README's five-minute walkthrough", () => {
     await poll(async () => squash(await consolePage.locator("#glance-last").textContent())).toMatch(
       /^add-stamp · ok/,
     );
+    // The glance counts the connected app too (the console re-reads its apps every 10 s).
+    await poll(async () => squash(await consolePage.locator("#glance-agents").textContent())).toBe(
+      "1 agent token · 1 app",
+    );
     await shot(consolePage, "audit", consolePage.locator("#audit"));
     expect(problems).toEqual([]);
   });
