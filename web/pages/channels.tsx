@@ -428,8 +428,8 @@ export function ChannelConsoleBody(props: { id: string; hub: string; signedIn: s
               <p class="meta">A code works once, for 10 minutes.</p>
               <h4>A tab</h4>
               <p>
-                Open a page of a site that embeds <code>/bridge.js</code>, press the webmcp-hub button in its
-                corner and type the code. Its tools appear under Tools.
+                Open a page of a site that embeds <code>/bridge.js</code>, type the code into its webmcp-hub
+                pairing box ("Pairing code") and press Pair. Its tools appear under Tools.
               </p>
               <h4>Your computer</h4>
               <p>Serve your files' search to the channel with the sidecar:</p>
