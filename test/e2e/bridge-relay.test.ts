@@ -232,7 +232,9 @@ describe("the bridge relays a page's WebMCP tools to the user's agent", () => {
     const shown = await dialog(page).textContent();
     // The agent is named by its token's label (set by the channel's owner); what the MCP client calls
     // itself is secondary text, marked as self-declared.
-    expect(await dialog(page).locator("h2").textContent()).toBe("Allow default to run Add a stamp?");
+    expect(await dialog(page).locator("h2").textContent()).toBe(
+      "Allow your agent (token created with the channel) to run Add a stamp?",
+    );
     expect(shown).toContain("Its software calls itself “e2e-agent” (self-declared, not verified).");
     expect(shown).toContain(demoOrigin);
     expect(shown).toContain("add-stamp");

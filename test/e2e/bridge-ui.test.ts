@@ -142,7 +142,9 @@ describe("/bridge-ui.js: the bridge's UI, imported when shown", () => {
     const call = agent.callTool({ name: "change_note", arguments: { note: "hello" } }) as Promise<ToolResult>;
     const dialog = page.locator("webmcp-hub-widget dialog");
     await dialog.waitFor();
-    expect(await dialog.locator("h2").textContent()).toBe("Allow default to run change_note?");
+    expect(await dialog.locator("h2").textContent()).toBe(
+      "Allow your agent (token created with the channel) to run change_note?",
+    );
     // The widget the bridge added rendered too, and its rendering left the dialog in place.
     expect(await page.locator("webmcp-hub-widget").getByRole("status").textContent()).toContain(
       "Connected to",
