@@ -18,3 +18,4 @@ export * from "./function-calls.js";
 export * from "./accounts.js";
 export * from "./oauth.js";
 export * from "./relay-contract.js";
+export * from "./cloud.js";
