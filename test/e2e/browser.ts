@@ -133,3 +133,27 @@ export async function launchWithExtension(
     },
   };
 }
+
+/**
+ * A new account at `hub`/signin with a passkey (a CDP virtual authenticator on `page`, which must be on a host
+ * name: passkeys refuse 127.0.0.1), as a person signs up: their name, "Create account with a passkey".
+ * Resolves on /account.
+ */
+export async function signUpWithPasskey(page: Page, hub: string, name: string): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("WebAuthn.enable", { enableUI: false });
+  await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: {
+      protocol: "ctap2",
+      transport: "internal",
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+  await page.goto(`${hub}/signin`);
+  await page.getByLabel("Your name").fill(name);
+  await page.getByRole("button", { name: "Create account with a passkey" }).click();
+  await page.waitForURL(`${hub}/account`);
+}

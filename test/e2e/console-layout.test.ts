@@ -16,7 +16,7 @@ import type {
   OAuthClientProvider,
   OAuthTokens,
 } from "@modelcontextprotocol/client";
-import { launchBrowser, type E2EBrowser } from "./browser.js";
+import { launchBrowser, type E2EBrowser, signUpWithPasskey } from "./browser.js";
 import {
   CONFORMANCE_TOOLS,
   startConformanceProvider,
@@ -133,22 +133,7 @@ describe("the channel console at a glance", () => {
     browser = await launchBrowser();
     page = await browser.newPage();
     page.on("pageerror", (e) => problems.push(e.message));
-    const cdp = await browser.context.newCDPSession(page);
-    await cdp.send("WebAuthn.enable", { enableUI: false });
-    await cdp.send("WebAuthn.addVirtualAuthenticator", {
-      options: {
-        protocol: "ctap2",
-        transport: "internal",
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
-    await page.goto(`${hubUrl}/signin`);
-    await page.getByLabel("Your name").fill("Ada");
-    await page.getByRole("button", { name: "Create account with a passkey" }).click();
-    await page.waitForURL(`${hubUrl}/account`);
+    await signUpWithPasskey(page, hubUrl, "Ada");
 
     // Created in the dashboard while signed in: the account owns it and this browser keeps its keys.
     await page.goto(`${hubUrl}/channels`);

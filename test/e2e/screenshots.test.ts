@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Page } from "playwright-core";
-import { launchBrowser, type E2EBrowser } from "./browser.js";
+import { launchBrowser, type E2EBrowser, signUpWithPasskey } from "./browser.js";
 import { createChannelInUi } from "./hub-api.js";
 
 /** Passkeys need a host name: every page is opened on localhost. */
@@ -124,22 +124,7 @@ describe("screenshots of every page", () => {
 
   it("signed in: the account, extension-connect and an app's consent page", async () => {
     const page = await browser.newPage();
-    const cdp = await browser.context.newCDPSession(page);
-    await cdp.send("WebAuthn.enable", { enableUI: false });
-    await cdp.send("WebAuthn.addVirtualAuthenticator", {
-      options: {
-        protocol: "ctap2",
-        transport: "internal",
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
-    await page.goto(`${hubUrl}/signin`);
-    await page.getByLabel("Your name").fill("Ada");
-    await page.getByRole("button", { name: "Create account with a passkey" }).click();
-    await page.waitForURL(`${hubUrl}/account`);
+    await signUpWithPasskey(page, hubUrl, "Ada");
     // A channel of the account's, for the account page to list and the consent page to offer.
     const made = await page.request.post(`${hubUrl}/api/channels`, {
       data: { name: "Ada's channel" },

@@ -21,7 +21,7 @@ import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport as HttpV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { launchBrowser } from "./browser.js";
+import { launchBrowser, signUpWithPasskey } from "./browser.js";
 import { nodeForConformance } from "../../scripts/conformance.mjs";
 import { demoChannel } from "../../scripts/lib/seed.mjs";
 import { startBanner, startCommands } from "../../scripts/lib/start-banner.js";
@@ -44,7 +44,6 @@ import {
   connectMcpRemote,
   installed,
   makeShell,
-  signUpWithPasskey,
   type Shell,
 } from "./walkthrough-helpers.js";
 

@@ -13,7 +13,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { Page } from "playwright-core";
 import { INSPECTOR } from "../../web/shared/snippets.js";
 import { ROOT } from "../../scripts/lib/wrangler.mjs";
 
@@ -146,30 +145,6 @@ exec ${quote(process.execPath)} -e 'process.stdout.write(JSON.stringify(process.
     home,
     run: (command, timeoutMs) => run("sh", ["-c", command], { env, cwd: home, timeoutMs }),
   };
-}
-
-/**
- * A new account at `hub`/signin with a passkey (a CDP virtual authenticator on `page`, which must be on a host
- * name: passkeys refuse 127.0.0.1), as a person signs up: their name, "Create account with a passkey".
- * Resolves on /account.
- */
-export async function signUpWithPasskey(page: Page, hub: string, name: string): Promise<void> {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send("WebAuthn.enable", { enableUI: false });
-  await cdp.send("WebAuthn.addVirtualAuthenticator", {
-    options: {
-      protocol: "ctap2",
-      transport: "internal",
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
-  await page.goto(`${hub}/signin`);
-  await page.getByLabel("Your name").fill(name);
-  await page.getByRole("button", { name: "Create account with a passkey" }).click();
-  await page.waitForURL(`${hub}/account`);
 }
 
 export interface McpRemote {

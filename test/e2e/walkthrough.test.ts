@@ -21,7 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Locator, Page } from "playwright-core";
-import { SCREENSHOT_DIR, launchBrowser, type E2EBrowser } from "./browser.js";
+import { SCREENSHOT_DIR, launchBrowser, type E2EBrowser, signUpWithPasskey } from "./browser.js";
 import { demoChannel } from "../../scripts/lib/seed.mjs";
 import { startBanner } from "../../scripts/lib/start-banner.js";
 import { consoleLink } from "../../web/shared/snippets.js";
@@ -30,7 +30,6 @@ import {
   connectMcpRemote,
   installed,
   makeShell,
-  signUpWithPasskey,
   type McpRemote,
   type Shell,
 } from "./walkthrough-helpers.js";
