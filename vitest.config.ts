@@ -1,5 +1,6 @@
-// One vitest config, three projects: Worker tests in workerd (Cloudflare's Workers pool, D1 migrations
-// from migrations/), Node tests (sidecar, bridge units), and browser e2e tests (Chromium against wrangler dev).
+// One vitest config, its projects: Worker tests in workerd (Cloudflare's Workers pool, D1 migrations
+// from migrations/), the cloud runner in workerd with a real browser, Node tests (sidecar, bridge units), and
+// browser e2e tests (Chromium against wrangler dev).
 import { readFileSync } from "node:fs";
 import { defineConfig } from "vitest/config";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
@@ -64,6 +65,21 @@ export default defineConfig({
           include: ["test/worker/oauth*.test.ts"],
           setupFiles: ["./test/worker/apply-migrations.ts"],
           testTimeout: 30_000,
+        },
+      },
+      {
+        // The cloud runner (src/cloud, its own Worker: wrangler.cloud.toml) in workerd with its [browser]
+        // binding, miniflare's local Browser Rendering; its Chromium is the system's, through the wrangler cache
+        // the global setup prepares (scripts/lib/browser-cache.mjs), which also serves the test site.
+        plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.cloud.toml" } })],
+        test: {
+          name: "cloud",
+          include: ["test/cloud/**/*.test.ts"],
+          globalSetup: ["./test/cloud/global-setup.ts"],
+          testTimeout: 30_000,
+          // One file at a time: browsers are heavy on a 2-core machine, and polyfill.test.ts changes the flags
+          // of the browsers launched while it starts.
+          fileParallelism: false,
         },
       },
       {

@@ -1,0 +1,27 @@
+// What the capture script (capture.ts, run in the site's page) offers the runner (page-run.ts): the names and
+// shapes both sides use, and nothing that needs the DOM or the Workers runtime.
+
+/** The hidden global the capture script defines (a registered symbol: no page name can collide with it). */
+export const CAPTURE_KEY = "webmcp-hub.cloud";
+
+/** A registered tool as plain data (what the extension's MAIN world relays). */
+export interface CapturedTool {
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations: Record<string, unknown>;
+}
+
+/** How a call ended in the page: the tool's CallToolResult, or why there is none. */
+export type CaptureOutcome = { result: Record<string, unknown> } | { missing: true } | { tooLarge: number };
+
+export interface CaptureApi {
+  /** The page's registered tools, its own document's (frames' tools are not run in the cloud). */
+  tools(): CapturedTool[];
+  /** Resolves true once a tool of this name is registered, false after `ms`. */
+  wait(name: string, ms: number): Promise<boolean>;
+  /** Runs the tool; a result over `maxBytes` (UTF-8 JSON) never leaves the page. */
+  call(name: string, input: Record<string, unknown>, maxBytes: number): Promise<CaptureOutcome>;
+}
