@@ -29,4 +29,6 @@ export function startStack(options: {
   onWranglerLine?: LineHandler;
   /** Extra `--var NAME:value` for this run (e.g. RATE_LIMIT_SCALE for a bench). */
   vars?: Record<string, string>;
+  /** The XDG_CACHE_HOME of the runner's local browser (default: <persistTo or .wrangler>/cloud-browser). */
+  browserCache?: string;
 }): Promise<Stack>;

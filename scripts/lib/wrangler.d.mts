@@ -23,4 +23,8 @@ export function startWranglerDev(options: {
   readyTimeoutMs?: number;
   /** Extra `--var NAME:value` for this run (e.g. RATE_LIMIT_SCALE for a bench). */
   vars?: Record<string, string>;
+  /** More Workers' configs to run in the same `wrangler dev` (after wrangler.toml), e.g. wrangler.cloud.toml. */
+  configs?: string[];
+  /** Extra environment for wrangler (e.g. XDG_CACHE_HOME for the local browser). */
+  env?: Record<string, string>;
 }): Promise<WranglerDev>;

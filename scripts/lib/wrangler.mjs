@@ -1,5 +1,6 @@
 // Runs the hub locally with the project's pinned wrangler: D1 migrations on the local database, and
-// `wrangler dev` started, awaited until /healthz answers, and stopped with everything it spawned.
+// `wrangler dev` started (the hub, and with `configs` more Workers in the same process: the cloud runner),
+// awaited until /healthz answers, and stopped with everything it spawned.
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -66,10 +67,14 @@ export async function startWranglerDev({
   onLine = () => {},
   readyTimeoutMs = 90_000,
   vars = {},
+  configs = [],
+  env = {},
 }) {
   const args = [
     WRANGLER_JS,
     "dev",
+    // The hub's config first (the one served on the port), then the other Workers it binds to.
+    ...(configs.length ? ["-c", "wrangler.toml", ...configs.flatMap((c) => ["-c", c])] : []),
     "--ip",
     host,
     "--port",
@@ -87,7 +92,7 @@ export async function startWranglerDev({
   const output = [];
   const proc = startProcess(process.execPath, args, {
     cwd: ROOT,
-    env: wranglerEnv(),
+    env: wranglerEnv(env),
     onLine: (raw, stream) => {
       const line = stripAnsi(raw);
       output.push(line);
