@@ -28,7 +28,13 @@ export async function startStack({
   log("Applying D1 migrations to the local database…");
   await applyMigrations({ persistTo, onLine: onWranglerLine });
   await buildCaptureScript({ log: () => {} });
-  const cache = prepareBrowserCache({ cacheHome: browserCache });
+  // Without Chromium the hub still starts; only its cloud runs fail (the runner cannot launch a browser).
+  let cache = { env: {} };
+  try {
+    cache = prepareBrowserCache({ cacheHome: browserCache });
+  } catch (e) {
+    log(`Cloud runs will fail locally: ${e instanceof Error ? e.message : String(e)}`);
+  }
   const killBrowsers = () => cleanupBrowsers(browserCache);
   process.once("exit", killBrowsers);
 
