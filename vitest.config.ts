@@ -22,6 +22,12 @@ function workersPool(extra: { outboundService?: typeof cimdOutbound } = {}) {
     wrangler: { configPath: "./wrangler.toml" },
     miniflare: {
       ...extra,
+      // The hub's CLOUD service (wrangler.toml) is the cloud runner Worker, which this pool does not run: the
+      // binding answers as an absent runner does under wrangler dev (503), so a cloud run that passes the hub's
+      // checks ends "not available" here. test/e2e/cloud.test.ts runs the real runner and browser.
+      serviceBindings: {
+        CLOUD: () => new Response("cloud runs are not available in the Worker tests", { status: 503 }),
+      },
       ratelimits: {
         // Each binding is its own namespace here (miniflare 4 keys them by name).
         AGENT_CALLS: { simple: { limit: 1_000_000, period: 10 } },

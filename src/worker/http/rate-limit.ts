@@ -8,6 +8,8 @@
 //                made 1,000 channels in 9 s.
 //   AGENT_CALLS  200 per 10 s per agent token (MCP requests; plain calls count each call of a batch). An
 //                agent driven by a model makes a few a second; the flood seen wrote 36,000 audit rows a minute.
+//   CLOUD_CALLS  120 a minute per client to /mcp/sites/<host> and Try it; CLOUD_SITE_CALLS 120 cloud runs a
+//                minute per site from everyone (cloud/call.ts): the hub's browser time is shared.
 // The binding counts per Cloudflare location and approximately: it bounds floods, it is not an exact quota.
 // A client is its CF-Connecting-IP, IPv6 by its /64 (client-key.ts). Benches that legitimately exceed a limit
 // configure their own binding (bench/*/wrangler.toml), or, on the project's wrangler.toml, raise every limit
@@ -21,6 +23,8 @@ import { settingsOf, type Bindings } from "../env.js";
 export const LIMITERS = {
   ANON_WRITES: { periodSeconds: 60 },
   AGENT_CALLS: { periodSeconds: 10 },
+  CLOUD_CALLS: { periodSeconds: 60 },
+  CLOUD_SITE_CALLS: { periodSeconds: 60 },
 } as const satisfies Record<string, { periodSeconds: 10 | 60 }>;
 export type LimiterName = keyof typeof LIMITERS;
 
