@@ -6,6 +6,8 @@ import { describe, expect, it } from "vitest";
 import { inspect, otherOriginHits, run } from "./helpers.js";
 
 const SITE = "failures.test";
+/** The time of a call that is to fail in the registration or the call: room for a slow page load first. */
+const SLOW_OK = 5_000;
 
 async function expectNothingLeft(site = SITE): Promise<void> {
   expect(await inspect(site)).toMatchObject({ pages: 0, warm: 0, busy: 0, running: 0, queued: 0 });
@@ -13,14 +15,14 @@ async function expectNothingLeft(site = SITE): Promise<void> {
 
 describe("a page that misbehaves", () => {
   it("never registers the tool: unregistered, naming what it did register", async () => {
-    const res = await run(SITE, "/never.html", { timeoutMs: 2_500 });
+    const res = await run(SITE, "/never.html", { timeoutMs: SLOW_OK });
     expect(res).toMatchObject({ ok: false, failure: "unregistered" });
     expect(res.ok || res.message).toMatch(/did not register the tool add within .*It registered no tools\./);
     await expectNothingLeft();
   });
 
   it("throws while loading: unregistered, with the page's error", async () => {
-    const res = await run(SITE, "/throws.html", { timeoutMs: 2_500 });
+    const res = await run(SITE, "/throws.html", { timeoutMs: SLOW_OK });
     expect(res).toMatchObject({ ok: false, failure: "unregistered" });
     expect(res.ok || res.message).toMatch(/The page threw: .*the page's script broke/);
     await expectNothingLeft();
@@ -36,15 +38,15 @@ describe("a page that misbehaves", () => {
 
   it("never answers the call: timeout, within the call's time", async () => {
     const started = Date.now();
-    const res = await run(SITE, "/hang-call.html", { timeoutMs: 2_500 });
+    const res = await run(SITE, "/hang-call.html", { timeoutMs: SLOW_OK });
     expect(res).toMatchObject({ ok: false, failure: "timeout" });
     expect(res.ok || res.message).toMatch(/did not answer within/);
-    expect(Date.now() - started).toBeLessThan(2_500 + 4_000);
+    expect(Date.now() - started).toBeLessThan(SLOW_OK + 4_000);
     await expectNothingLeft();
   });
 
   it("spins forever in the tool (its main thread blocked): timeout, and the page is still closed", async () => {
-    const res = await run(SITE, "/spin-call.html", { timeoutMs: 2_500 });
+    const res = await run(SITE, "/spin-call.html", { timeoutMs: SLOW_OK });
     expect(res).toMatchObject({ ok: false, failure: "timeout" });
     await expectNothingLeft();
   });

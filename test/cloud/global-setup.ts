@@ -18,6 +18,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await buildCaptureScript({ log: () => {} });
   const cacheHome = await mkdtemp(join(tmpdir(), "webmcp-hub-cloud-"));
   const cache = prepareBrowserCache({ cacheHome });
+  const previous = process.env.XDG_CACHE_HOME;
   process.env.XDG_CACHE_HOME = cacheHome;
   const site = await startCloudSite({
     setNativeWebMcp: (on) =>
@@ -30,6 +31,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   return async () => {
     await site.close();
     cache.cleanup();
+    if (previous === undefined) delete process.env.XDG_CACHE_HOME;
+    else process.env.XDG_CACHE_HOME = previous;
     await rm(cacheHome, { recursive: true, force: true });
   };
 }
