@@ -27,6 +27,7 @@ export const DASHBOARD_SCRIPTS = [
   "publish", // /publish
   "tool", // a tool's page: "Try it"
   "add-to-channel", // the tool, site and /sites/:host/add pages: add marketplace tools to a channel
+  "site-owner", // a site's page, for its owner: the cloud runs switch
   "account", // /signin and /account: passkeys, sign out, claiming, keys
   "extension-connect", // /extension/connect: hands a fresh pairing code to the browser extension
 ];

@@ -14,6 +14,12 @@ export const VerifySiteBodySchema = z.object({
 });
 export type VerifySiteBody = z.infer<typeof VerifySiteBodySchema>;
 
+/** PUT /api/sites/:host/cloud: the owner's switch for cloud runs of the whole site. */
+export const SiteCloudBodySchema = z
+  .object({ enabled: z.boolean({ message: "enabled must be true or false" }) })
+  .strict();
+export type SiteCloudBody = z.infer<typeof SiteCloudBodySchema>;
+
 const Limit = z.coerce
   .number({ message: "limit must be a number" })
   .int("limit must be a whole number")

@@ -6,6 +6,11 @@ import { checkObjectSchema } from "./json-schema.js";
 
 export const MANIFEST_SCHEMA_URL = "/schema/manifest.json";
 
+const CLOUD_NOT_READ_ONLY =
+  "cloud runs are for read-only tools: set annotations.readOnlyHint to true, or remove cloud";
+const CLOUD_NO_PAGE =
+  'cloud needs a page in pages that registers the tool (a path on your site, like "/"), or remove cloud';
+
 /** A tool in a manifest: a ToolDescriptor, strict (a misspelt key is an error, not silently dropped). */
 export const ManifestToolSchema = ToolDescriptorSchema.extend({
   pages: z
@@ -13,9 +18,21 @@ export const ManifestToolSchema = ToolDescriptorSchema.extend({
     .max(100)
     .optional()
     .describe("Paths of the pages that register this tool"),
+  cloud: z
+    .boolean()
+    .optional()
+    .describe(
+      "true: the hub may run this tool itself, in its own browser (Cloudflare's) on the tool's first page in `pages`, with no user signed in, so any agent can call it with no tab open (at HUB/mcp/sites/<host>). Allowed only with annotations.readOnlyHint true and at least one page in `pages`; only for verified, listed sites.",
+    ),
 })
   .strict()
   .superRefine((tool, ctx) => {
+    if (tool.cloud === true) {
+      // Hints are booleans here (HintSchema turned "true"/"false" into them).
+      if (tool.annotations?.readOnlyHint !== true)
+        ctx.addIssue({ code: "custom", path: ["cloud"], message: CLOUD_NOT_READ_ONLY });
+      if (!tool.pages?.length) ctx.addIssue({ code: "custom", path: ["cloud"], message: CLOUD_NO_PAGE });
+    }
     for (const key of ["inputSchema", "outputSchema"] as const) {
       const schema = tool[key];
       if (schema === undefined) continue;

@@ -164,6 +164,11 @@ export interface PublisherKeyView {
   publisherKey: string;
 }
 
+/** PUT /api/sites/:host/cloud: the site with its owner's switch for cloud runs. */
+export interface SiteCloudView {
+  site: SiteSummary & { cloudEnabled: boolean };
+}
+
 /** PUT /api/sites/:host/manifest */
 export interface PublishResultView {
   host: string;
@@ -204,6 +209,10 @@ export interface RegistryToolView {
   version: number;
   updatedAt: string;
   digest: string | null;
+  /** The hub runs it with no tab open (a published `"cloud": true` on a verified, listed site with runs on). */
+  cloud: boolean;
+  /** The site's public MCP endpoint, `HUB/mcp/sites/<host>`, where `cloud` tools run; null when not `cloud`. */
+  cloudEndpoint: string | null;
 }
 
 /** GET /api/tools */

@@ -6,6 +6,7 @@ import { hubContext, type AppEnv } from "./http/context.js";
 import { HubError, renderError } from "./http/errors.js";
 import { securityHeaders } from "./http/security-headers.js";
 import { handleRegistryMcp } from "./mcp/registry-server.js";
+import { cloudRunsOn } from "./registry/cloud.js";
 import { siteRoutes } from "./routes/sites.js";
 import { toolRoutes } from "./routes/tools.js";
 import { channelRoutes, pairRoutes } from "./routes/channels.js";
@@ -50,7 +51,7 @@ export function createApp() {
   app.route("/api/tools", toolRoutes);
   app.get("/schema/manifest.json", (c) => c.json(manifestJsonSchema()));
   app.get("/healthz", (c) => c.json({ ok: true }));
-  app.all("/mcp/registry", (c) => handleRegistryMcp(c.req.raw, c.var.db));
+  app.all("/mcp/registry", (c) => handleRegistryMcp(c.req.raw, c.var.db, cloudRunsOn(c.env)));
   app.route("/api/channels", channelRoutes);
   app.route("/api/pair", pairRoutes);
   app.route("/api/account", accountRoutes);

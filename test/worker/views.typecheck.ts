@@ -14,6 +14,7 @@ import type {
   ProviderView,
   PublishResultView,
   RegisteredSiteView,
+  SiteCloudView,
   ToolExportView,
   ToolSearchPage,
 } from "../../src/protocol/views.js";
@@ -28,7 +29,7 @@ import type {
 } from "../../src/worker/channels/channels.js";
 import type { ChannelRelay } from "../../src/worker/relay/channel-relay.js";
 import type { getManifestVersion, publishManifest } from "../../src/worker/registry/manifests.js";
-import type { describeChallenge, registerSite } from "../../src/worker/registry/sites.js";
+import type { describeChallenge, registerSite, siteView } from "../../src/worker/registry/sites.js";
 import type { searchTools } from "../../src/worker/registry/search.js";
 import type { exportTools } from "../../src/worker/registry/export.js";
 
@@ -53,4 +54,5 @@ export type WorkerAnswersFitTheViews = [
   Fits<Answer<typeof getManifestVersion>, ManifestVersionView>,
   Fits<Answer<typeof searchTools>, ToolSearchPage>,
   Fits<ReturnType<typeof exportTools>, ToolExportView>,
+  Fits<{ site: ReturnType<typeof siteView> }, SiteCloudView>,
 ];

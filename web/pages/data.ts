@@ -4,6 +4,7 @@ import { sql } from "drizzle-orm";
 import { atomically, type Db } from "../../src/worker/db/client.js";
 import { registryCounts, TOOL_COLUMNS, toolView, type ToolView } from "../../src/worker/registry/search.js";
 import type { SiteRow } from "../../src/worker/registry/sites.js";
+import type { CloudContext } from "../../src/worker/registry/cloud.js";
 
 type ToolRow = Parameters<typeof toolView>[0];
 
@@ -29,6 +30,7 @@ export async function toolPageData(
   db: Db,
   host: string,
   name: string,
+  cloud: CloudContext,
 ): Promise<{ site: SiteRow | null; tool: ToolView | null; pages: string[] }> {
   const [siteResult, toolResult, pageResult] = await atomically(db, [
     // A lapsed (unverified) site's pages still answer; a delisted one's say so (routes.tsx).
@@ -46,7 +48,7 @@ export async function toolPageData(
   const pages = pageRows[0]?.pages ? (JSON.parse(pageRows[0].pages) as unknown) : [];
   return {
     site: siteRow ? siteRowOf(siteRow) : null,
-    tool: tool ? toolView(tool) : null,
+    tool: tool ? toolView(tool, cloud) : null,
     pages: Array.isArray(pages) ? pages.filter((p): p is string => typeof p === "string") : [],
   };
 }
@@ -68,6 +70,7 @@ interface RawSite {
   verify_failures: number;
   verify_error: string | null;
   verify_checked_at: number | null;
+  cloud_enabled: number;
 }
 
 function siteRowOf(r: RawSite): SiteRow {
@@ -88,5 +91,6 @@ function siteRowOf(r: RawSite): SiteRow {
     verifyFailures: r.verify_failures,
     verifyError: r.verify_error,
     verifyCheckedAt: r.verify_checked_at,
+    cloudEnabled: r.cloud_enabled === 1,
   };
 }

@@ -12,6 +12,8 @@ import { getManifestVersion, listManifestVersions } from "../../src/worker/regis
 import { normalizeHost } from "../../src/worker/registry/origins.js";
 import { searchTools, siteTools } from "../../src/worker/registry/search.js";
 import { getVerifiedSite, listSites, siteView } from "../../src/worker/registry/sites.js";
+import { cloudContextOf, flaggedCloudTools } from "../../src/worker/registry/cloud.js";
+import { cloudStats } from "../../src/worker/registry/cloud-stats.js";
 import { ChannelsPage } from "./channels.js";
 import { SignInPage } from "./account-signin.js";
 import { AccountPage } from "./account.js";
@@ -35,6 +37,7 @@ export const pageRoutes = new Hono<AppEnv>();
 pageRoutes.route("/", crawlRoutes); // /robots.txt, /sitemap.xml
 
 const hubOrigin = (c: AppContext) => new URL(c.req.url).origin;
+const cloudOf = (c: AppContext) => cloudContextOf(c.req.url, c.env);
 
 /** Renders a page; its scripts carry this response's CSP nonce (set by the security headers middleware). */
 function renderPage(c: AppContext, node: Child, status?: ContentfulStatusCode) {
@@ -80,13 +83,13 @@ pageRoutes.get("/", async (c) => {
   const page = Math.max(1, Math.min(10_000, Number.parseInt(raw.page ?? "1", 10) || 1));
   const db = c.var.db;
   // The same ranked search as GET /api/tools.
-  const search = searchTools(db, params).catch((e: unknown) => {
+  const search = searchTools(db, params, cloudOf(c)).catch((e: unknown) => {
     if (!(e instanceof HubError)) throw e;
     error =
       e.code === "invalid_cursor"
         ? "This results page has expired or belongs to another search; showing the first page."
         : e.message;
-    return searchTools(db, { ...params, cursor: undefined });
+    return searchTools(db, { ...params, cursor: undefined }, cloudOf(c));
   });
   // The home page shows the registry's counts and the recently published sites; a search shows results.
   const searching = Boolean(params.q || params.site || params.readOnly !== undefined || params.cursor);
@@ -172,12 +175,21 @@ pageRoutes.get("/sites/:host", async (c) => {
     if (e instanceof HubError && e.code === "not_found") return null;
     throw e;
   };
-  const [tools, versions, shown, fromV, toV] = await Promise.all([
-    siteTools(db, site.host),
+  const cloud = cloudOf(c);
+  const account = await currentAccount(c);
+  const owns = account !== null && site.accountId === account.id;
+  const [tools, versions, shown, fromV, toV, owner] = await Promise.all([
+    siteTools(db, site.host, cloud),
     listManifestVersions(db, site),
     site.currentVersion === null ? null : getManifestVersion(db, site, shownVersion).catch(missing),
     from && to ? getManifestVersion(db, site, from).catch(missing) : null,
     from && to ? getManifestVersion(db, site, to).catch(missing) : null,
+    // The owner's view: the cloud switch, which tools say "cloud": true, and the runner's counts.
+    owns
+      ? Promise.all([flaggedCloudTools(db, site.host), cloudStats(c.env, site.host)]).then(
+          ([flagged, stats]) => ({ flagged, stats, runs: cloud.runs }),
+        )
+      : null,
   ]);
   let diff: SiteDiff | null = null;
   let diffError: string | undefined;
@@ -195,10 +207,9 @@ pageRoutes.get("/sites/:host", async (c) => {
       };
     }
   }
-  const signedIn = (await currentAccount(c)) !== null;
   return renderPage(
     c,
-    <SignedIn.Provider value={signedIn}>
+    <SignedIn.Provider value={account !== null}>
       <SitePage
         site={siteView(site)}
         tools={tools}
@@ -207,6 +218,7 @@ pageRoutes.get("/sites/:host", async (c) => {
         diff={diff}
         diffError={diffError}
         now={c.var.now}
+        owner={owner}
       />
     </SignedIn.Provider>,
   );
@@ -215,7 +227,7 @@ pageRoutes.get("/sites/:host", async (c) => {
 pageRoutes.get("/sites/:host/tools/:name", async (c) => {
   const host = normalizeHost(c.req.param("host"));
   const name = c.req.param("name");
-  const { site, tool, pages } = await toolPageData(c.var.db, host, name);
+  const { site, tool, pages } = await toolPageData(c.var.db, host, name, cloudOf(c));
   if (!site) return siteNotFound(c, host);
   if (site.delistedAt !== null)
     return siteNotFound(
@@ -273,7 +285,7 @@ pageRoutes.get("/sites/:host/add", async (c) => {
       </NotFound>,
       403,
     );
-  const published = await siteTools(c.var.db, site.host);
+  const published = await siteTools(c.var.db, site.host, cloudOf(c));
   const names = [...new Set((c.req.queries("tool") ?? []).map((n) => n.trim()).filter(Boolean))].slice(
     0,
     LIMITS.toolsPerProvider,

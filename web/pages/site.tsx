@@ -1,9 +1,12 @@
 // A site's page: origin, verification, description, its tools, the current manifest, the version history
 // and a diff between any two versions (chosen with a plain GET form, so it works without JavaScript). Each
 // current tool's definition digest is listed (folded away: most readers need it only to compare or pin one).
+// Tools the hub runs with no tab open are named with the site's cloud endpoint; the signed-in owner also sees
+// the site's cloud switch (/assets/site-owner.js) and the runner's daily counts of cloud calls and failures.
 import type { ToolView } from "../../src/worker/registry/search.js";
 import type { SiteView } from "../../src/worker/registry/sites.js";
 import type { ManifestVersionView } from "../../src/worker/registry/manifests.js";
+import type { CloudDayStats } from "../../src/worker/registry/cloud-stats.js";
 import {
   Ago,
   CodeBlock,
@@ -46,6 +49,17 @@ export interface SiteProps {
   diff: SiteDiff | null;
   diffError?: string | undefined;
   now: number;
+  /** Only for the signed-in account that owns the site. */
+  owner?: SiteOwnerView | null | undefined;
+}
+
+export interface SiteOwnerView {
+  /** Current tools whose manifest entry says `"cloud": true`. */
+  flagged: string[];
+  /** The runner's counts, newest day first; null when they cannot be read now. */
+  stats: CloudDayStats[] | null;
+  /** False when cloud runs are off for the whole hub. */
+  runs: boolean;
 }
 
 export function SitePage(p: SiteProps) {
@@ -56,12 +70,14 @@ export function SitePage(p: SiteProps) {
   const defaultTo = p.diff?.to ?? s.currentVersion ?? 1;
   const defaultFrom = p.diff?.from ?? Math.max(1, defaultTo - 1);
   const canAdd = addable(s) && p.tools.length > 0;
+  const cloudTools = p.tools.filter((t) => t.cloud);
+  const scripts = [...(canAdd ? ["add-to-channel"] : []), ...(p.owner ? ["site-owner"] : [])];
   return (
     <Layout
       title={title}
       description={s.description ?? `WebMCP tools of ${s.host}`}
       section="tools"
-      scripts={canAdd ? ["add-to-channel"] : []}
+      scripts={scripts}
     >
       <nav aria-label="Breadcrumb" class="crumbs">
         <a href="/">Tools</a> <span aria-hidden="true">›</span> <span aria-current="page">{s.host}</span>
@@ -139,6 +155,16 @@ export function SitePage(p: SiteProps) {
             ))}
           </p>
         ) : null}
+        {cloudTools.length && cloudTools[0]!.cloudEndpoint ? (
+          <div class="cloud-endpoint">
+            <CopyValue id="cloud-endpoint" label="Cloud MCP endpoint" value={cloudTools[0]!.cloudEndpoint} />
+            <p class="hint">
+              Runs in the cloud, with no tab open: {cloudTools.map((t, i) => (i ? `, ${t.name}` : t.name))}.
+              Any MCP client can list and call {cloudTools.length === 1 ? "it" : "them"} here, with no
+              credentials; the hub opens the tool's page in its own browser.
+            </p>
+          </div>
+        ) : null}
         {p.tools.some((t) => t.digest) ? (
           <details class="digests">
             <summary>Definition digests</summary>
@@ -154,6 +180,8 @@ export function SitePage(p: SiteProps) {
       </section>
 
       {canAdd ? <AddToChannel site={s} tools={p.tools} choose /> : null}
+
+      {p.owner ? <CloudRuns site={s} owner={p.owner} /> : null}
 
       {p.versions.length ? (
         <section aria-labelledby="history-title">
@@ -257,6 +285,79 @@ export function SitePage(p: SiteProps) {
         </section>
       ) : null}
     </Layout>
+  );
+}
+
+/** The owner's cloud section: the site's switch, which tools say `"cloud": true`, and the daily counts. */
+function CloudRuns(props: { site: SiteView; owner: SiteOwnerView }) {
+  const { site, owner } = props;
+  const on = site.cloudEnabled;
+  return (
+    <section aria-labelledby="cloud-title" class="panel" id="cloud-runs">
+      <h2 id="cloud-title">Cloud runs</h2>
+      <p>
+        Cloud runs for this site are <strong id="cloud-state">{on ? "on" : "off"}</strong>.{" "}
+        {owner.flagged.length
+          ? `${plural(owner.flagged.length, "tool")} of the current manifest say "cloud": true: ${owner.flagged.join(", ")}.`
+          : 'No tool of the current manifest says "cloud": true.'}{" "}
+        While they are on, the hub may run those tools in its own browser, with no tab open and no one signed
+        in. Turning them off stops every cloud run of the site at once, without republishing.
+      </p>
+      {owner.runs ? null : <Notice kind="info">Cloud runs are turned off on this hub for now.</Notice>}
+      <p>
+        <button
+          type="button"
+          class="btn"
+          id="cloud-switch"
+          data-host={site.host}
+          data-enabled={String(on)}
+          disabled
+          data-needs-js
+        >
+          {on ? "Turn cloud runs off" : "Turn cloud runs on"}
+        </button>
+      </p>
+      <p id="cloud-status" class="meta" role="status"></p>
+      <h3>Cloud calls, last 7 days</h3>
+      {owner.stats === null ? (
+        <p class="muted">The counts of cloud calls are not available right now.</p>
+      ) : owner.stats.length === 0 || owner.stats.every((d) => d.calls === 0) ? (
+        <p class="muted">No cloud calls in the last 7 days.</p>
+      ) : (
+        <div class="table-wrap">
+          <table class="data stack" id="cloud-stats">
+            <caption class="sr-only">Cloud calls per day, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Day</th>
+                <th scope="col">Calls</th>
+                <th scope="col">Succeeded</th>
+                <th scope="col">Failures</th>
+                <th scope="col">Browser time</th>
+              </tr>
+            </thead>
+            <tbody>
+              {owner.stats.map((d) => (
+                <tr>
+                  <th scope="row" data-label="Day">
+                    {d.day}
+                  </th>
+                  <td data-label="Calls">{d.calls}</td>
+                  <td data-label="Succeeded">{d.ok}</td>
+                  <td data-label="Failures">
+                    {Object.entries(d.failures)
+                      .filter(([, n]) => n > 0)
+                      .map(([kind, n]) => `${kind} ${n}`)
+                      .join(", ") || "none"}
+                  </td>
+                  <td data-label="Browser time">{(d.browserMs / 1000).toFixed(1)} s</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
   );
 }
 

@@ -88,6 +88,16 @@ export function ToolPage(p: ToolProps) {
             </p>
           </div>
         ) : null}
+        {t.cloudEndpoint ? (
+          <div class="cloud-run">
+            <p>
+              <span class="badge info">Runs in the cloud</span> The hub runs this tool on its page in its own
+              browser, with no tab open and no one signed in. Any MCP client can call it at this endpoint,
+              with no credentials.
+            </p>
+            <CopyValue id="cloud-endpoint" label="Cloud MCP endpoint" value={t.cloudEndpoint} />
+          </div>
+        ) : null}
         <p class="jump">
           <a class="btn primary" href="#try">
             Try it

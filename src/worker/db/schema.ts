@@ -27,6 +27,8 @@ export const sites = sqliteTable(
     verifyFailures: integer("verify_failures", { mode: "number" }).notNull().default(0),
     verifyError: text("verify_error"),
     verifyCheckedAt: integer("verify_checked_at", { mode: "number" }),
+    /** The owner's switch for cloud runs of the whole site (its tools' `"cloud": true` stays published). */
+    cloudEnabled: integer("cloud_enabled", { mode: "boolean" }).notNull().default(true),
   },
   (t) => [
     index("sites_status_updated").on(t.status, t.updatedAt),
@@ -115,6 +117,8 @@ export const tools = sqliteTable(
      * against the registry"). Null only for rows published before it existed, until they are backfilled.
      */
     digest: text("digest"),
+    /** The current manifest's tool says `"cloud": true`: the hub may run it in its own browser (registry/cloud.ts). */
+    cloud: integer("cloud", { mode: "boolean" }).notNull().default(false),
   },
   (t) => [
     uniqueIndex("tools_host_name").on(t.host, t.name),

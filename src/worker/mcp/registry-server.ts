@@ -30,6 +30,7 @@ import { HubError } from "../http/errors.js";
 import { storedManifestDigests } from "../registry/digests.js";
 import { DIGEST_META_KEY, exportTools } from "../registry/export.js";
 import { normalizeHost } from "../registry/origins.js";
+import { cloudEndpoint, type CloudContext } from "../registry/cloud.js";
 import { searchTools, siteTools } from "../registry/search.js";
 import { getVerifiedSite, siteView } from "../registry/sites.js";
 
@@ -110,6 +111,11 @@ const ToolSummary = z.object({
   description: z.string(),
   readOnly: z.boolean(),
   inputSchema: z.record(z.string(), z.unknown()),
+  cloud: z.boolean().describe("The hub runs it with no tab open: call it at cloudEndpoint"),
+  cloudEndpoint: z
+    .string()
+    .nullable()
+    .describe("The site's public MCP endpoint for its cloud tools (no credentials); null when not cloud"),
   _meta: z.object({ [DIGEST_META_KEY]: z.string() }).optional(),
 });
 const SearchToolsOutput = z.object({ tools: z.array(ToolSummary), nextCursor: z.string().nullable() });
@@ -126,6 +132,11 @@ const GetSiteOutput = z.object({
   tools: z.array(z.unknown()),
   names: z.record(z.string(), z.string()),
   digests: z.record(z.string(), z.string()),
+  cloudEndpoint: z
+    .string()
+    .nullable()
+    .describe("The site's public MCP endpoint where its cloudTools run with no tab open; null when none"),
+  cloudTools: z.array(z.string()).describe("The tools the hub runs with no tab open, by name"),
 });
 
 const ProposeToolsOutput = z.object({
@@ -146,7 +157,7 @@ export const REGISTRY_TOOLS: Tool[] = [
     name: "search_tools",
     title: "Search WebMCP tools",
     description:
-      "Search the webmcp-hub marketplace for tools that websites expose to AI agents with WebMCP. Returns matching tools (best first) with their site, description and input schema.",
+      "Search the webmcp-hub marketplace for tools that websites expose to AI agents with WebMCP. Returns matching tools (best first) with their site, description and input schema; a tool with cloud true runs with no tab open at its cloudEndpoint (an MCP server needing no credentials).",
     inputSchema: jsonSchema(SearchToolsArgs),
     outputSchema: jsonSchema(SearchToolsOutput),
     annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true },
@@ -174,8 +185,9 @@ export const REGISTRY_TOOLS: Tool[] = [
 /** The registry's tool list is fixed for a deployment: cacheable by anyone for an hour. */
 const REGISTRY_CACHE = { ttlMs: 60 * 60 * 1000, cacheScope: "public" } as const;
 
-/** `hubOrigin`: the origin propose_tools' links point at (the one the request reached). */
-export function createRegistryServer(db: Db, hubOrigin: string): Server {
+/** `cloud.hub`: the origin propose_tools' links and cloud endpoints point at (the one the request reached). */
+export function createRegistryServer(db: Db, cloud: CloudContext): Server {
+  const hubOrigin = cloud.hub;
   const server = new Server(
     { name: "webmcp-hub-registry", title: "webmcp-hub marketplace", version: "0.1.0" },
     {
@@ -188,8 +200,8 @@ export function createRegistryServer(db: Db, hubOrigin: string): Server {
   server.setRequestHandler("tools/list", () => ({ tools: REGISTRY_TOOLS }));
   server.setRequestHandler("tools/call", async (request) => {
     const { name, arguments: args = {} } = request.params;
-    if (name === "search_tools") return runTool(SearchToolsArgs, args, (a) => searchToolsCall(db, a));
-    if (name === "get_site") return runTool(GetSiteArgs, args, (a) => getSiteCall(db, a));
+    if (name === "search_tools") return runTool(SearchToolsArgs, args, (a) => searchToolsCall(db, cloud, a));
+    if (name === "get_site") return runTool(GetSiteArgs, args, (a) => getSiteCall(db, cloud, a));
     if (name === "propose_tools")
       return runTool(ProposeToolsArgs, args, (a) => proposeToolsCall(db, hubOrigin, a));
     throw new ProtocolError(
@@ -220,14 +232,22 @@ async function runTool<S extends z.ZodType>(
   }
 }
 
-async function searchToolsCall(db: Db, a: z.infer<typeof SearchToolsArgs>): Promise<CallToolResult> {
-  const result = await searchTools(db, {
-    q: a.query,
-    site: a.site ? normalizeHost(a.site) : undefined,
-    readOnly: a.readOnly,
-    limit: a.limit,
-    cursor: a.cursor,
-  });
+async function searchToolsCall(
+  db: Db,
+  cloud: CloudContext,
+  a: z.infer<typeof SearchToolsArgs>,
+): Promise<CallToolResult> {
+  const result = await searchTools(
+    db,
+    {
+      q: a.query,
+      site: a.site ? normalizeHost(a.site) : undefined,
+      readOnly: a.readOnly,
+      limit: a.limit,
+      cursor: a.cursor,
+    },
+    cloud,
+  );
   const structured = {
     tools: result.tools.map((t) => ({
       site: t.site,
@@ -237,12 +257,15 @@ async function searchToolsCall(db: Db, a: z.infer<typeof SearchToolsArgs>): Prom
       description: t.description,
       readOnly: t.readOnly,
       inputSchema: t.inputSchema,
+      cloud: t.cloud,
+      cloudEndpoint: t.cloudEndpoint,
       ...(t.digest ? { _meta: { [DIGEST_META_KEY]: t.digest } } : {}),
     })),
     nextCursor: result.nextCursor,
   };
   const lines = structured.tools.map(
-    (t) => `- ${t.name} (${t.site}${t.readOnly ? ", read-only" : ""}): ${t.description}`,
+    (t) =>
+      `- ${t.name} (${t.site}${t.readOnly ? ", read-only" : ""}${t.cloudEndpoint ? `, runs in the cloud: ${t.cloudEndpoint}` : ""}): ${t.description}`,
   );
   const summary = structured.tools.length
     ? `Found ${structured.tools.length} tool${structured.tools.length === 1 ? "" : "s"}${result.nextCursor ? " (more with nextCursor)" : ""}:\n${lines.join("\n")}`
@@ -256,10 +279,17 @@ async function searchToolsCall(db: Db, a: z.infer<typeof SearchToolsArgs>): Prom
   };
 }
 
-async function getSiteCall(db: Db, a: z.infer<typeof GetSiteArgs>): Promise<CallToolResult> {
+async function getSiteCall(
+  db: Db,
+  cloud: CloudContext,
+  a: z.infer<typeof GetSiteArgs>,
+): Promise<CallToolResult> {
   const site = await getVerifiedSite(db, a.site);
   const view = siteView(site);
-  const exported = exportTools(a.format, site, await siteTools(db, site.host));
+  const tools = await siteTools(db, site.host, cloud);
+  const exported = exportTools(a.format, site, tools);
+  const cloudTools = tools.filter((t) => t.cloud).map((t) => t.name);
+  const endpoint = cloudTools.length ? cloudEndpoint(cloud.hub, site.host) : null;
   const structured = {
     site: {
       host: view.host,
@@ -273,8 +303,13 @@ async function getSiteCall(db: Db, a: z.infer<typeof GetSiteArgs>): Promise<Call
     tools: exported.tools,
     names: exported.names,
     digests: exported.digests,
+    cloudEndpoint: endpoint,
+    cloudTools,
   };
-  const text = `${view.name ?? view.host} (${view.origin}), manifest version ${view.currentVersion ?? "none"}, ${view.toolCount} tool${view.toolCount === 1 ? "" : "s"}.`;
+  const cloudText = endpoint
+    ? ` ${cloudTools.join(", ")} run${cloudTools.length === 1 ? "s" : ""} with no tab open at ${endpoint} (MCP, no credentials).`
+    : "";
+  const text = `${view.name ?? view.host} (${view.origin}), manifest version ${view.currentVersion ?? "none"}, ${view.toolCount} tool${view.toolCount === 1 ? "" : "s"}.${cloudText}`;
   return {
     content: [
       { type: "text", text },
@@ -334,14 +369,14 @@ async function proposeToolsCall(
  * through the SDK's handler, 2025-era requests as before (a fresh server and stateless transport per request;
  * GET and DELETE, which need a session, answered 405 by the transport).
  */
-export async function handleRegistryMcp(request: Request, db: Db): Promise<Response> {
-  const hubOrigin = new URL(request.url).origin;
+export async function handleRegistryMcp(request: Request, db: Db, cloudRuns: boolean): Promise<Response> {
+  const cloud = { hub: new URL(request.url).origin, runs: cloudRuns };
   if (await isLegacyRequest(request, undefined, { maxRequestBodySize: LIMITS.mcpRequestBytes })) {
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
     });
-    const server = createRegistryServer(db, hubOrigin);
+    const server = createRegistryServer(db, cloud);
     await server.connect(transport);
     try {
       return await transport.handleRequest(request);
@@ -353,7 +388,7 @@ export async function handleRegistryMcp(request: Request, db: Db): Promise<Respo
   // No `responseMode: "json"`: the SDK warns on every handler built with it (a `▲ [WARNING]` line per request
   // under `npm start`). The default, "auto", answers one JSON body unless a handler sends something before its
   // result, and these tools never do (no progress, no logging), so the answers are the same JSON as before.
-  const handler = createMcpHandler(() => createRegistryServer(db, hubOrigin), {
+  const handler = createMcpHandler(() => createRegistryServer(db, cloud), {
     legacy: "reject",
     maxRequestBodySize: LIMITS.mcpRequestBytes,
   });

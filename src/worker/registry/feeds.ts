@@ -165,7 +165,10 @@ export async function sitesFeed(
 }
 
 /** One tool of the tools feed: a tool as search shows it (toolView), its site by host only. */
-export type ToolFeedEntry = Omit<ToolView, "site" | "origin"> & { host: string };
+export type ToolFeedEntry = Omit<ToolView, "site" | "origin" | "cloud" | "cloudEndpoint"> & { host: string };
+
+/** The feed carries definitions, not whether the hub runs a tool now (that changes with no new updated_at). */
+const NO_CLOUD = { hub: "", runs: false };
 
 /** Current tools of listed sites changed since `updatedSince`, oldest change first. */
 export async function toolsFeed(
@@ -184,7 +187,7 @@ export async function toolsFeed(
   const last = page[page.length - 1];
   return {
     tools: page.map((r) => {
-      const { site, origin: _origin, ...view } = toolView(r);
+      const { site, origin: _origin, cloud: _c, cloudEndpoint: _e, ...view } = toolView(r, NO_CLOUD);
       return { host: site, ...view };
     }),
     nextCursor: rows.length > q.limit && last ? encodeCursor(TOOLS_FEED, [last.updated_at, last.id]) : null,

@@ -109,8 +109,8 @@ export async function publishManifest(
       sql`DELETE FROM tools_fts WHERE rowid IN (SELECT id FROM tools WHERE host = ${host})`,
       sql`DELETE FROM tool_terms WHERE tool_id IN (SELECT id FROM tools WHERE host = ${host})`,
       db.delete(tools).where(eq(tools.host, host)),
-      // D1 binds at most 100 parameters per statement: insert tools in chunks of 9 rows (11 columns each).
-      ...chunk(toolRows, 9).map((rows) => db.insert(tools).values(rows)),
+      // D1 binds at most 100 parameters per statement: insert tools in chunks of 8 rows (12 columns each).
+      ...chunk(toolRows, 8).map((rows) => db.insert(tools).values(rows)),
       ...manifest.tools.map(
         (tool) =>
           sql`INSERT INTO tools_fts (rowid, name, words, title, description, host)
@@ -183,6 +183,7 @@ function toolRow(
     readOnly: tool.annotations?.readOnlyHint === true,
     updatedAt: now,
     digest,
+    cloud: tool.cloud === true,
   };
 }
 

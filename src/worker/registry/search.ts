@@ -8,6 +8,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { JsonSchemaObject, ToolAnnotations } from "../../protocol/index.js";
 import type { Db } from "../db/client.js";
+import { CLOUD_CAPABLE_SQL, cloudEndpoint, type CloudContext } from "./cloud.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 import { tokens, WHOLE_NAME_PREFIX } from "./terms.js";
 
@@ -38,6 +39,10 @@ export interface ToolView {
   updatedAt: string;
   /** The definition digest (registry/digests.ts); null until the daily maintenance backfills an older row. */
   digest: string | null;
+  /** The hub may run it now with no tab open (registry/cloud.ts), at `cloudEndpoint`. */
+  cloud: boolean;
+  /** The site's public MCP endpoint for its cloud tools, `HUB/mcp/sites/<host>`; null when not `cloud`. */
+  cloudEndpoint: string | null;
 }
 
 export interface ToolRow {
@@ -54,6 +59,8 @@ export interface ToolRow {
   version: number;
   updated_at: number;
   digest: string | null;
+  /** 1 when cloud-capable by D1 (registry/cloud.ts CLOUD_CAPABLE_SQL). */
+  cloud_capable: number;
   score?: number;
 }
 
@@ -69,12 +76,13 @@ export function ftsQuery(q: string): string | undefined {
 
 const BM25 = sql.raw("bm25(tools_fts, 10.0, 6.0, 4.0, 1.0, 2.0)");
 export const TOOL_COLUMNS = sql.raw(
-  "t.id, t.host, s.origin, t.name, t.title, t.description, t.read_only, t.annotations, t.input_schema, t.output_schema, t.version, t.updated_at, t.digest",
+  `t.id, t.host, s.origin, t.name, t.title, t.description, t.read_only, t.annotations, t.input_schema, t.output_schema, t.version, t.updated_at, t.digest, ${CLOUD_CAPABLE_SQL} AS cloud_capable`,
 );
 
 export async function searchTools(
   db: Db,
   query: ToolSearchQuery,
+  cloud: CloudContext,
 ): Promise<{ tools: ToolView[]; nextCursor: string | null }> {
   const match = query.q ? ftsQuery(query.q) : undefined;
   const fingerprint = JSON.stringify(["tools", match ?? null, query.site ?? null, query.readOnly ?? null]);
@@ -119,7 +127,7 @@ export async function searchTools(
   if (rows.length > query.limit && last) {
     nextCursor = encodeCursor(fingerprint, match ? [last.score ?? 0, last.id] : [last.host, last.name]);
   }
-  return { tools: page.map(toolView), nextCursor };
+  return { tools: page.map((r) => toolView(r, cloud)), nextCursor };
 }
 
 /**
@@ -176,7 +184,8 @@ function oneWordSearch(word: string, query: ToolSearchQuery, take: number, after
     ORDER BY b.score, b.id`;
 }
 
-export function toolView(row: ToolRow): ToolView {
+export function toolView(row: ToolRow, cloud: CloudContext): ToolView {
+  const capable = cloud.runs && row.cloud_capable === 1;
   return {
     site: row.host,
     origin: row.origin,
@@ -190,14 +199,16 @@ export function toolView(row: ToolRow): ToolView {
     version: row.version,
     updatedAt: new Date(row.updated_at).toISOString(),
     digest: row.digest ?? null,
+    cloud: capable,
+    cloudEndpoint: capable ? cloudEndpoint(cloud.hub, row.host) : null,
   };
 }
 
 /** All current tools of one site, in name order (for the site page and exports). */
-export async function siteTools(db: Db, host: string): Promise<ToolView[]> {
+export async function siteTools(db: Db, host: string, cloud: CloudContext): Promise<ToolView[]> {
   const rows = await db.all<ToolRow>(sql`SELECT ${TOOL_COLUMNS}
     FROM tools t JOIN sites s ON s.host = t.host WHERE t.host = ${host} ORDER BY t.name`);
-  return rows.map(toolView);
+  return rows.map((r) => toolView(r, cloud));
 }
 
 /** Verified sites and their current tools, from sites alone (`tool_count` is written with the tools). */

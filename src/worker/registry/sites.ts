@@ -38,6 +38,8 @@ export interface SiteView {
   /** The last scheduled re-verification's failure (null after a success), and when it last ran. */
   verifyError: string | null;
   verifyCheckedAt: string | null;
+  /** The owner's switch for cloud runs of the whole site (PUT /api/sites/:host/cloud). */
+  cloudEnabled: boolean;
 }
 
 export function siteView(row: SiteRow): SiteView {
@@ -56,6 +58,7 @@ export function siteView(row: SiteRow): SiteView {
     delistedAt: iso(row.delistedAt),
     verifyError: row.verifyError,
     verifyCheckedAt: iso(row.verifyCheckedAt),
+    cloudEnabled: row.cloudEnabled,
   };
 }
 
@@ -341,6 +344,17 @@ export async function relistSite(db: Db, site: SiteRow, now: number): Promise<Si
     db.update(sites).set({ delistedAt: null, updatedAt: now }).where(eq(sites.host, site.host)).returning(),
     db.update(tools).set({ updatedAt: now }).where(eq(tools.host, site.host)),
   ]);
+  return row ?? site;
+}
+
+/** The owner's switch: cloud runs of the site's tools on or off (read per call, so it applies at once). */
+export async function setSiteCloud(db: Db, site: SiteRow, enabled: boolean): Promise<SiteRow> {
+  if (site.cloudEnabled === enabled) return site;
+  const [row] = await db
+    .update(sites)
+    .set({ cloudEnabled: enabled })
+    .where(eq(sites.host, site.host))
+    .returning();
   return row ?? site;
 }
 

@@ -5,6 +5,7 @@ import {
   LIMITS,
   ManifestVersionParamsSchema,
   RegisterSiteBodySchema,
+  SiteCloudBodySchema,
   SiteListParamsSchema,
   VerifySiteBodySchema,
   ExportParamsSchema,
@@ -25,6 +26,7 @@ import {
   restoreListing,
   registerSite,
   rotatePublisherKey,
+  setSiteCloud,
   siteView,
   verifySite,
 } from "../registry/sites.js";
@@ -36,6 +38,7 @@ import {
 } from "../registry/manifests.js";
 import { refreshManifest } from "../registry/refresh.js";
 import { siteTools } from "../registry/search.js";
+import { cloudContextOf, cloudEndpoint } from "../registry/cloud.js";
 import { exportTools } from "../registry/export.js";
 import { parseUpdatedSince, sitesFeed } from "../registry/feeds.js";
 import { currentAccount, requireHubOrigin } from "../accounts/session.js";
@@ -78,9 +81,12 @@ siteRoutes.post("/", async (c) => {
 
 siteRoutes.get("/:host", async (c) => {
   const site = await getVerifiedSite(c.var.db, c.req.param("host"));
-  const tools = await siteTools(c.var.db, site.host);
+  const cloud = cloudContextOf(c.req.url, c.env);
+  const tools = await siteTools(c.var.db, site.host, cloud);
   return c.json({
     site: siteView(site),
+    /** Where agents call the site's cloud tools; null when none may run now. */
+    cloudEndpoint: tools.some((t) => t.cloud) ? cloudEndpoint(cloud.hub, site.host) : null,
     manifest:
       site.currentVersion === null
         ? null
@@ -93,6 +99,8 @@ siteRoutes.get("/:host", async (c) => {
               description: t.description,
               readOnly: t.readOnly,
               digest: t.digest,
+              cloud: t.cloud,
+              cloudEndpoint: t.cloudEndpoint,
             })),
           },
   });
@@ -159,6 +167,16 @@ siteRoutes.post("/:host/relist", async (c) => {
   return c.json({ site: siteView(site) });
 });
 
+// The owner's switch for cloud runs of the whole site: its tools' `"cloud": true` stays published, and the
+// hub runs none of them while it is off (registry/cloud.ts reads it on every call).
+siteRoutes.put("/:host/cloud", async (c) => {
+  const owned = await publisherOrOwner(c);
+  const { enabled } = await readJson(c, SiteCloudBodySchema);
+  const site = await setSiteCloud(c.var.db, owned, enabled);
+  if (site !== owned) pushLater(c, site.host);
+  return c.json({ site: siteView(site) });
+});
+
 siteRoutes.post("/:host/keys", async (c) => {
   const site = await authenticatePublisher(c.var.db, c.req.param("host"), c.req.header("authorization"));
   const publisherKey = await rotatePublisherKey(c.var.db, site, c.var.now);
@@ -199,7 +217,7 @@ siteRoutes.get("/:host/manifest/versions", async (c) => {
 siteRoutes.get("/:host/tools", async (c) => {
   const { format } = query(c, ExportParamsSchema);
   const site = await getVerifiedSite(c.var.db, c.req.param("host"));
-  const tools = await siteTools(c.var.db, site.host);
+  const tools = await siteTools(c.var.db, site.host, cloudContextOf(c.req.url, c.env));
   if (tools.length === 0) throw new HubError("not_found", `${site.host} has not published any tools yet.`);
   return c.json(exportTools(format, site, tools));
 });

@@ -5,6 +5,7 @@ import { ToolSearchParamsSchema } from "../../protocol/index.js";
 import { query, type AppEnv } from "../http/context.js";
 import { normalizeHost } from "../registry/origins.js";
 import { searchTools } from "../registry/search.js";
+import { cloudContextOf } from "../registry/cloud.js";
 import { parseUpdatedSince, toolsFeed } from "../registry/feeds.js";
 import { HubError } from "../http/errors.js";
 
@@ -23,6 +24,10 @@ toolRoutes.get("/", async (c) => {
     return c.json(await toolsFeed(c.var.db, { updatedSince, cursor: params.cursor, limit: params.limit }));
   }
   return c.json(
-    await searchTools(c.var.db, { ...params, site: params.site ? normalizeHost(params.site) : undefined }),
+    await searchTools(
+      c.var.db,
+      { ...params, site: params.site ? normalizeHost(params.site) : undefined },
+      cloudContextOf(c.req.url, c.env),
+    ),
   );
 });
