@@ -109,6 +109,18 @@ describe("the manifest's cloud key", () => {
   });
 });
 
+describe("the pages that explain it", () => {
+  it("the docs and the publish page say what cloud does and what it needs", async () => {
+    const docs = await (await SELF.fetch(`${BASE}/docs`)).text();
+    expect(docs).toContain('id="cloud"');
+    expect(docs).toContain(`${BASE}/mcp/sites/&lt;host&gt;`);
+    expect(docs).toContain("tools[i].cloud");
+    const publishPage = await (await SELF.fetch(`${BASE}/publish`)).text();
+    expect(publishPage).toContain('href="/docs#cloud"');
+    expect(publishPage).toContain("annotations.readOnlyHint: true");
+  });
+});
+
 describe("the stored flag", () => {
   it("follows each publish and refresh, and never changes a tool's definition digest", async () => {
     const s = await verifiedSite();

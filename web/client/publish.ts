@@ -303,6 +303,8 @@ function exampleManifest(): string {
           },
           annotations: { readOnlyHint: true },
           pages: ["/"],
+          // Read-only with a page: the hub may run it with no tab open (docs#cloud).
+          cloud: true,
         },
       ],
     },

@@ -241,13 +241,26 @@ document.modelContext.registerTool(
       "description": "Lists the books on the reading list, and whether each has been read.",
       "inputSchema": { "type": "object", "properties": {} },
       "annotations": { "readOnlyHint": true, "untrustedContentHint": true },
-      "pages": ["/reading.html"]
+      "pages": ["/reading.html"],
+      "cloud": true
     }
   ]
 }`}
         />
         <p>
           From a script or CI: <code>{publishCommand(hub)}</code>.
+        </p>
+        <h3 id="cloud">Tools that run with no tab open</h3>
+        <p>
+          <code>"cloud": true</code> on a tool lets the hub run it itself: it opens the tool's first page in{" "}
+          <code>pages</code> in its own browser (Cloudflare's), with no one signed in and no cookies, checks
+          that the page registers the definition you published, and calls it. Any agent can then call it at{" "}
+          <code>{hub}/mcp/sites/&lt;host&gt;</code> (an MCP server that needs no credentials), from a channel
+          with no tab open, or with <strong>Try it</strong> on its page. Only for read-only tools (
+          <code>annotations.readOnlyHint: true</code>) with at least one page; anything else is refused with
+          the problem at <code>tools[i].cloud</code>. Only verified, listed sites. To stop it, republish
+          without the key, or turn cloud runs off for the whole site on its page (signed in as its owner) or
+          with <code>PUT /api/sites/&lt;host&gt;/cloud</code> and <code>{'{"enabled": false}'}</code>.
         </p>
       </section>
 

@@ -163,6 +163,11 @@ export function PublishBody(props: { hub: string }) {
               Publishing to <strong id="m-host"></strong>. The manifest lists the tools your pages register (
               <a href="/schema/manifest.json">schema</a>, <a href="/docs#manifest">how to write one</a>).
             </p>
+            <p class="meta">
+              Mark a read-only tool <code>"cloud": true</code> to let the hub run it on its page in its own
+              browser, so any agent can call it with no tab open (<a href="/docs#cloud">how it works</a>). It
+              needs <code>annotations.readOnlyHint: true</code> and a page in <code>pages</code>.
+            </p>
             <form id="manifest-form" novalidate>
               <div class="field">
                 <label for="manifest">Manifest JSON</label>
