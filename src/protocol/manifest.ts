@@ -22,7 +22,7 @@ export const ManifestToolSchema = ToolDescriptorSchema.extend({
     .boolean()
     .optional()
     .describe(
-      "true: the hub may run this tool itself, in its own browser (Cloudflare's) on the tool's first page in `pages`, with no user signed in, so any agent can call it with no tab open (at HUB/mcp/sites/<host>). Allowed only with annotations.readOnlyHint true and at least one page in `pages`; only for verified, listed sites.",
+      "true: the hub may run this tool on its first page in `pages` in its own browser, with no one signed in, so agents can call it with no tab open (HUB/mcp/sites/<host>). Needs annotations.readOnlyHint true and a page in `pages`.",
     ),
 })
   .strict()

@@ -159,9 +159,8 @@ export function SitePage(p: SiteProps) {
           <div class="cloud-endpoint">
             <CopyValue id="cloud-endpoint" label="Cloud MCP endpoint" value={cloudTools[0]!.cloudEndpoint} />
             <p class="hint">
-              Runs in the cloud, with no tab open: {cloudTools.map((t, i) => (i ? `, ${t.name}` : t.name))}.
-              Any MCP client can list and call {cloudTools.length === 1 ? "it" : "them"} here, with no
-              credentials; the hub opens the tool's page in its own browser.
+              Runs in the cloud, with no tab open: {cloudTools.map((t) => t.name).join(", ")}. Any MCP client
+              can call {cloudTools.length === 1 ? "it" : "them"} here, with no credentials.
             </p>
           </div>
         ) : null}
@@ -298,12 +297,11 @@ function CloudRuns(props: { site: SiteView; owner: SiteOwnerView }) {
       <p>
         Cloud runs for this site are <strong id="cloud-state">{on ? "on" : "off"}</strong>.{" "}
         {owner.flagged.length
-          ? `${plural(owner.flagged.length, "tool")} of the current manifest say "cloud": true: ${owner.flagged.join(", ")}.`
+          ? `${plural(owner.flagged.length, "tool")} of the current manifest ${owner.flagged.length === 1 ? "says" : "say"} "cloud": true: ${owner.flagged.join(", ")}.`
           : 'No tool of the current manifest says "cloud": true.'}{" "}
-        While they are on, the hub may run those tools in its own browser, with no tab open and no one signed
-        in. Turning them off stops every cloud run of the site at once, without republishing.
+        While on, the hub may run them with no tab open; off stops every cloud run of the site at once.
       </p>
-      {owner.runs ? null : <Notice kind="info">Cloud runs are turned off on this hub for now.</Notice>}
+      {owner.runs ? null : <Notice kind="info">Cloud runs are off on this hub for now.</Notice>}
       <p>
         <button
           type="button"

@@ -111,11 +111,8 @@ const ToolSummary = z.object({
   description: z.string(),
   readOnly: z.boolean(),
   inputSchema: z.record(z.string(), z.unknown()),
-  cloud: z.boolean().describe("The hub runs it with no tab open: call it at cloudEndpoint"),
-  cloudEndpoint: z
-    .string()
-    .nullable()
-    .describe("The site's public MCP endpoint for its cloud tools (no credentials); null when not cloud"),
+  cloud: z.boolean(),
+  cloudEndpoint: z.string().nullable(),
   _meta: z.object({ [DIGEST_META_KEY]: z.string() }).optional(),
 });
 const SearchToolsOutput = z.object({ tools: z.array(ToolSummary), nextCursor: z.string().nullable() });
@@ -132,11 +129,8 @@ const GetSiteOutput = z.object({
   tools: z.array(z.unknown()),
   names: z.record(z.string(), z.string()),
   digests: z.record(z.string(), z.string()),
-  cloudEndpoint: z
-    .string()
-    .nullable()
-    .describe("The site's public MCP endpoint where its cloudTools run with no tab open; null when none"),
-  cloudTools: z.array(z.string()).describe("The tools the hub runs with no tab open, by name"),
+  cloudEndpoint: z.string().nullable(),
+  cloudTools: z.array(z.string()),
 });
 
 const ProposeToolsOutput = z.object({
@@ -157,7 +151,7 @@ export const REGISTRY_TOOLS: Tool[] = [
     name: "search_tools",
     title: "Search WebMCP tools",
     description:
-      "Search the webmcp-hub marketplace for tools that websites expose to AI agents with WebMCP. Returns matching tools (best first) with their site, description and input schema; a tool with cloud true runs with no tab open at its cloudEndpoint (an MCP server needing no credentials).",
+      "Search the webmcp-hub marketplace for tools that websites expose to AI agents with WebMCP. Returns matching tools (best first) with their site, description and input schema; a tool with cloud true runs with no tab open at its cloudEndpoint (MCP, no credentials).",
     inputSchema: jsonSchema(SearchToolsArgs),
     outputSchema: jsonSchema(SearchToolsOutput),
     annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true },
