@@ -9,7 +9,10 @@ import { definitionDigest } from "../../src/protocol/digest.js";
 import { manifestJsonSchema } from "../../src/protocol/index.js";
 import { database } from "../../src/worker/db/client.js";
 import { cloudTool, cloudTools } from "../../src/worker/registry/cloud.js";
+import { cloudStats } from "../../src/worker/registry/cloud-stats.js";
 import { searchTools, siteTools } from "../../src/worker/registry/search.js";
+import { getVerifiedSite, siteView } from "../../src/worker/registry/sites.js";
+import { SitePage } from "../../web/pages/site.js";
 import { signedInAccount } from "./account-helpers.js";
 import { api, BASE, expectError, publish, tool, verifiedSite } from "./helpers.js";
 
@@ -400,5 +403,66 @@ describe("the views", () => {
     const off = await (await SELF.fetch(BASE + path, { headers: { cookie: me.cookie } })).text();
     expect(off).toContain("Turn cloud runs on");
     expect(off).not.toContain(endpoint(host));
+  });
+
+  it("the owner's section shows the runner's daily counts of cloud calls and failures", async () => {
+    const { host } = await cloudSite();
+    const asked: string[] = [];
+    const runner = (answer: () => Response) => ({
+      CLOUD: {
+        fetch: async (url: string) => {
+          asked.push(url);
+          return answer();
+        },
+      },
+    });
+    const days = [
+      { day: "2026-11-26", calls: 5, ok: 3, failures: { timeout: 1, budget: 1 }, browserMs: 4200 },
+      { day: "2026-11-25", calls: 0, ok: 0, failures: {}, browserMs: 0 },
+    ];
+    const stats = await cloudStats(
+      runner(() => Response.json({ site: host, days })),
+      host,
+    );
+    expect(asked).toEqual([`https://cloud.internal/stats?site=${encodeURIComponent(host)}&days=7`]);
+    expect(stats).toEqual(days);
+    // Anything else is "not available", never a failed page.
+    expect(await cloudStats({}, host)).toBeNull();
+    expect(
+      await cloudStats(
+        runner(() => new Response("no", { status: 503 })),
+        host,
+      ),
+    ).toBeNull();
+    expect(
+      await cloudStats(
+        runner(() => Response.json({ site: host, days: "many" })),
+        host,
+      ),
+    ).toBeNull();
+    const broken = {
+      CLOUD: {
+        fetch: async () => {
+          throw new Error("gone");
+        },
+      },
+    };
+    expect(await cloudStats(broken, host)).toBeNull();
+
+    const site = await getVerifiedSite(db(), host);
+    const page = SitePage({
+      site: siteView(site),
+      tools: await siteTools(db(), host, { hub: BASE, runs: false }),
+      versions: [],
+      shown: null,
+      diff: null,
+      now: Date.now(),
+      owner: { flagged: ["list-cloudbooks"], stats, runs: false },
+    });
+    const html = String(await (page as unknown as { toString(): Promise<string> }).toString());
+    expect(html).toContain('id="cloud-stats"');
+    expect(html).toContain("timeout 1, budget 1");
+    expect(html).toContain("4.2 s");
+    expect(html).toContain("Cloud runs are off on this hub");
   });
 });
