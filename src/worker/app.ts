@@ -6,9 +6,12 @@ import { hubContext, type AppEnv } from "./http/context.js";
 import { HubError, renderError } from "./http/errors.js";
 import { securityHeaders } from "./http/security-headers.js";
 import { handleRegistryMcp } from "./mcp/registry-server.js";
+import { handleSiteMcp } from "./mcp/site-server.js";
+import { rateLimit } from "./http/rate-limit.js";
 import { cloudRunsOn } from "./registry/cloud.js";
 import { siteRoutes } from "./routes/sites.js";
 import { toolRoutes } from "./routes/tools.js";
+import { tryRoutes } from "./routes/try.js";
 import { channelRoutes, pairRoutes } from "./routes/channels.js";
 import { downloadRoutes } from "./routes/downloads.js";
 import { mcpRoutes, relayRoutes } from "./routes/relay.js";
@@ -21,7 +24,7 @@ export function createApp() {
   // First, so that errors, 404s and static files get their headers too.
   app.use("*", securityHeaders());
   app.use("*", hubContext());
-  // The public read API and the registry MCP server may be used from any page.
+  // The public read API and the public MCP servers (the registry, sites' cloud tools) may be used from any page.
   app.use(
     "/api/*",
     cors({
@@ -30,28 +33,38 @@ export function createApp() {
       allowMethods: ["GET", "POST", "PUT", "DELETE"],
     }),
   );
+  const publicMcp = cors({
+    origin: "*",
+    allowHeaders: [
+      "authorization",
+      "content-type",
+      "mcp-protocol-version",
+      "mcp-session-id",
+      "mcp-method",
+      "mcp-name",
+      "last-event-id",
+    ],
+    exposeHeaders: ["mcp-session-id"],
+  });
+  app.use("/mcp/registry", publicMcp);
+  // A site's cloud tools (mcp/site-server.ts): public like the registry, each client's requests counted.
+  app.use("/mcp/sites/:host", publicMcp);
   app.use(
-    "/mcp/registry",
-    cors({
-      origin: "*",
-      allowHeaders: [
-        "authorization",
-        "content-type",
-        "mcp-protocol-version",
-        "mcp-session-id",
-        "mcp-method",
-        "mcp-name",
-        "last-event-id",
-      ],
-      exposeHeaders: ["mcp-session-id"],
+    "/mcp/sites/:host",
+    rateLimit({
+      limiter: "CLOUD_CALLS",
+      action: "site-mcp",
+      what: "requests to sites' cloud MCP endpoints from your address",
     }),
   );
 
   app.route("/api/sites", siteRoutes);
+  app.route("/api/sites", tryRoutes); // POST /api/sites/:host/tools/:name/try: Try it for a cloud tool
   app.route("/api/tools", toolRoutes);
   app.get("/schema/manifest.json", (c) => c.json(manifestJsonSchema()));
   app.get("/healthz", (c) => c.json({ ok: true }));
   app.all("/mcp/registry", (c) => handleRegistryMcp(c.req.raw, c.var.db, cloudRunsOn(c.env)));
+  app.all("/mcp/sites/:host", (c) => handleSiteMcp(c.req.raw, c.env, c.var.db, c.req.param("host")));
   app.route("/api/channels", channelRoutes);
   app.route("/api/pair", pairRoutes);
   app.route("/api/account", accountRoutes);

@@ -1,4 +1,6 @@
-// Entry of /assets/tool.js: "Try it" on a tool's page. Picks one of the user's channels (the signed-in
+// Entry of /assets/tool.js: "Try it" on a tool's page. A tool that runs in the cloud (the section's
+// data-cloud) runs in the hub's own browser for anyone, signed in or not, with no channel, tab or install
+// (POST /api/sites/:host/tools/:name/try). Any other tool: picks one of the user's channels (the signed-in
 // account's and those this browser keeps, as "Add to a channel" lists them: lib/my-channels.ts), finds the
 // tool among the tools the channel's tabs offer (same origin, same original name), and calls it with
 // POST /api/channels/:id/calls and an agent token of the channel, exactly as an agent would; then shows the
@@ -56,6 +58,7 @@ function pagesOf(raw: string | undefined): string[] {
 }
 
 async function setup(section: HTMLElement) {
+  if (section.dataset.cloud === "true") return setupCloud(section);
   const origin = section.dataset.origin ?? "";
   const toolName = section.dataset.tool ?? "";
   const readOnly = section.dataset.readonly === "true";
@@ -66,9 +69,6 @@ async function setup(section: HTMLElement) {
   const status = byId("try-status");
   const result = byId("try-result");
   const preview = byId("try-args");
-  const fields = [
-    ...form.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>("[data-arg]"),
-  ];
   const said = $("add-to-channel")?.dataset.signedIn;
   const { channels } = await myChannels(said === undefined ? undefined : said === "true");
 
@@ -219,50 +219,7 @@ async function setup(section: HTMLElement) {
   });
   void check();
 
-  /** The arguments object from the form, or null after marking the fields that are wrong. */
-  function collect(mark: boolean): Record<string, unknown> | null {
-    const args: Record<string, unknown> = {};
-    let firstBad: HTMLElement | null = null;
-    for (const field of fields) {
-      const name = field.dataset.arg ?? "";
-      const kind = field.dataset.kind;
-      const raw = field.value.trim();
-      const error = $(`${field.id}-error`);
-      let problem = "";
-      if (raw === "") {
-        if (field.required) problem = "Required.";
-      } else if (kind === "number" || kind === "integer") {
-        const n = Number(raw);
-        if (!Number.isFinite(n)) problem = "Enter a number.";
-        else if (kind === "integer" && !Number.isInteger(n)) problem = "Enter a whole number.";
-        else args[name] = n;
-      } else if (kind === "boolean") {
-        args[name] = raw === "true";
-      } else if (kind === "enum" || kind === "json") {
-        try {
-          args[name] = JSON.parse(raw);
-        } catch (e) {
-          problem = `Not valid JSON: ${messageOf(e)}`;
-        }
-      } else {
-        args[name] = field.value;
-      }
-      if (mark) showError(error, problem, field);
-      if (problem && !firstBad) firstBad = field;
-    }
-    if (firstBad) {
-      if (mark) firstBad.focus();
-      return null;
-    }
-    return args;
-  }
-
-  const updatePreview = () => {
-    const args = collect(false);
-    preview.textContent = args ? JSON.stringify(args, null, 2) : "(some fields are not valid yet)";
-  };
-  form.addEventListener("input", updatePreview);
-  updatePreview();
+  const collect = argsCollector(form, preview);
 
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -303,7 +260,7 @@ async function setup(section: HTMLElement) {
         body = await call(token);
       }
       const first = body.results[0];
-      if (first) renderResult(first, performance.now() - started);
+      if (first) renderResult(result, first, performance.now() - started, STATUS_HELP);
     } catch (e) {
       result.replaceChildren(
         h("div", { class: "alert error", role: "alert" }, h("strong", {}, "The call failed. "), messageOf(e)),
@@ -312,43 +269,137 @@ async function setup(section: HTMLElement) {
       run.disabled = false;
     }
   });
+}
 
-  function block(c: ContentBlock): HTMLElement {
-    if (c.type === "text") return h("pre", { class: "result-text", tabindex: 0 }, c.text);
-    if (c.type === "image")
-      return h("img", { src: `data:${c.mimeType};base64,${c.data}`, alt: "Image returned by the tool" });
-    if (c.type === "resource") {
-      const text = "text" in c.resource && typeof c.resource.text === "string" ? c.resource.text : null;
-      return h("pre", { tabindex: 0 }, text ?? JSON.stringify(c.resource, null, 2));
+/** What each status means when the hub ran the tool in its own browser. */
+const CLOUD_STATUS_HELP: Record<string, string> = {
+  denied: "The hub did not run it in the cloud; the message says why.",
+  timeout: "The page did not answer in time.",
+  invalid: "The arguments did not match the tool's input schema.",
+  error: "The tool or its page reported a failure.",
+};
+
+/** Try it for a cloud tool: runs in the hub's browser, for anyone, with no channel. */
+function setupCloud(section: HTMLElement) {
+  const host = section.dataset.host ?? "";
+  const toolName = section.dataset.tool ?? "";
+  const form = byId("try-form", HTMLFormElement);
+  const run = byId("try-run", HTMLButtonElement);
+  const result = byId("try-result");
+  const collect = argsCollector(form, byId("try-args"));
+  run.disabled = false;
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const args = collect(true);
+    if (!args) return;
+    run.disabled = true;
+    result.replaceChildren(h("p", { class: "alert info" }, "Running in the hub's browser…"));
+    const started = performance.now();
+    try {
+      const call = await api<PlainCallResult>(
+        `/api/sites/${encodeURIComponent(host)}/tools/${encodeURIComponent(toolName)}/try`,
+        { method: "POST", json: { arguments: args } },
+      );
+      renderResult(result, call, performance.now() - started, CLOUD_STATUS_HELP);
+    } catch (e) {
+      result.replaceChildren(
+        h("div", { class: "alert error", role: "alert" }, h("strong", {}, "The call failed. "), messageOf(e)),
+      );
+    } finally {
+      run.disabled = false;
     }
-    return h("pre", { tabindex: 0 }, JSON.stringify(c, null, 2));
-  }
+  });
+}
 
-  function renderResult(call: PlainCallResult, ms: number) {
-    const r = call.result;
-    const ok = call.status === "ok" && !r.isError;
-    const blocks = (r.content ?? []).map(block);
-    // `fill`, not replaceChildren: the parts left out (null) must not show as the text "null".
-    fill(
-      result,
-      h(
-        "div",
-        { class: `alert ${ok ? "ok" : "error"}`, role: ok ? "status" : "alert" },
-        h("strong", {}, ok ? "Done" : `Status: ${call.status}`),
-        ` · ${Math.round(ms)} ms`,
-        ok ? "" : h("p", {}, STATUS_HELP[call.status] ?? ""),
-      ),
-      blocks.length ? h("h3", {}, "Result") : null,
-      ...blocks,
-      r.structuredContent !== undefined
-        ? h(
-            "details",
-            { open: true },
-            h("summary", {}, "Structured result (JSON)"),
-            h("pre", { tabindex: 0 }, JSON.stringify(r.structuredContent, null, 2)),
-          )
-        : null,
-    );
-    announce(ok ? "The tool answered." : `The call ended with status ${call.status}.`);
+/**
+ * Reads the form's argument fields into an arguments object (null after marking the fields that are wrong,
+ * when `mark`), and keeps `preview` showing the JSON as the user types.
+ */
+function argsCollector(form: HTMLFormElement, preview: HTMLElement) {
+  const fields = [
+    ...form.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>("[data-arg]"),
+  ];
+  function collect(mark: boolean): Record<string, unknown> | null {
+    const args: Record<string, unknown> = {};
+    let firstBad: HTMLElement | null = null;
+    for (const field of fields) {
+      const name = field.dataset.arg ?? "";
+      const kind = field.dataset.kind;
+      const raw = field.value.trim();
+      const error = $(`${field.id}-error`);
+      let problem = "";
+      if (raw === "") {
+        if (field.required) problem = "Required.";
+      } else if (kind === "number" || kind === "integer") {
+        const n = Number(raw);
+        if (!Number.isFinite(n)) problem = "Enter a number.";
+        else if (kind === "integer" && !Number.isInteger(n)) problem = "Enter a whole number.";
+        else args[name] = n;
+      } else if (kind === "boolean") {
+        args[name] = raw === "true";
+      } else if (kind === "enum" || kind === "json") {
+        try {
+          args[name] = JSON.parse(raw);
+        } catch (e) {
+          problem = `Not valid JSON: ${messageOf(e)}`;
+        }
+      } else {
+        args[name] = field.value;
+      }
+      if (mark) showError(error, problem, field);
+      if (problem && !firstBad) firstBad = field;
+    }
+    if (firstBad) {
+      if (mark) firstBad.focus();
+      return null;
+    }
+    return args;
   }
+  const updatePreview = () => {
+    const args = collect(false);
+    preview.textContent = args ? JSON.stringify(args, null, 2) : "(some fields are not valid yet)";
+  };
+  form.addEventListener("input", updatePreview);
+  updatePreview();
+  return collect;
+}
+
+function block(c: ContentBlock): HTMLElement {
+  if (c.type === "text") return h("pre", { class: "result-text", tabindex: 0 }, c.text);
+  if (c.type === "image")
+    return h("img", { src: `data:${c.mimeType};base64,${c.data}`, alt: "Image returned by the tool" });
+  if (c.type === "resource") {
+    const text = "text" in c.resource && typeof c.resource.text === "string" ? c.resource.text : null;
+    return h("pre", { tabindex: 0 }, text ?? JSON.stringify(c.resource, null, 2));
+  }
+  return h("pre", { tabindex: 0 }, JSON.stringify(c, null, 2));
+}
+
+/** Shows a call's result in `into`: its status (with `help` for a failure), its content and structured result. */
+function renderResult(into: HTMLElement, call: PlainCallResult, ms: number, help: Record<string, string>) {
+  const r = call.result;
+  const ok = call.status === "ok" && !r.isError;
+  const blocks = (r.content ?? []).map(block);
+  // `fill`, not replaceChildren: the parts left out (null) must not show as the text "null".
+  fill(
+    into,
+    h(
+      "div",
+      { class: `alert ${ok ? "ok" : "error"}`, role: ok ? "status" : "alert" },
+      h("strong", {}, ok ? "Done" : `Status: ${call.status}`),
+      ` · ${Math.round(ms)} ms`,
+      ok ? "" : h("p", {}, help[call.status] ?? ""),
+    ),
+    blocks.length ? h("h3", {}, "Result") : null,
+    ...blocks,
+    r.structuredContent !== undefined
+      ? h(
+          "details",
+          { open: true },
+          h("summary", {}, "Structured result (JSON)"),
+          h("pre", { tabindex: 0 }, JSON.stringify(r.structuredContent, null, 2)),
+        )
+      : null,
+  );
+  announce(ok ? "The tool answered." : `The call ended with status ${call.status}.`);
 }

@@ -204,32 +204,52 @@ export function ToolPage(p: ToolProps) {
         data-tool={t.name}
         data-readonly={String(t.readOnly)}
         data-pages={JSON.stringify(p.pages)}
+        data-cloud={String(t.cloud)}
       >
         <h2 id="try-title">Try it</h2>
-        <p>
-          Runs <code>{t.name}</code> in your own open tab of <strong>{t.origin}</strong>, through one of your
-          channels, exactly as an agent would.
-          {needsApproval
-            ? " The tab asks you to approve the call first, because this tool may change data."
-            : ""}
-        </p>
+        {t.cloud ? (
+          <p>
+            Runs <code>{t.name}</code> in the hub's own browser, on{" "}
+            {p.pages[0] ? <code>{p.pages[0]}</code> : "its page"} of <strong>{t.origin}</strong>, with no one
+            signed in: nothing to install, no channel, no account.
+          </p>
+        ) : (
+          <p>
+            Runs <code>{t.name}</code> in your own open tab of <strong>{t.origin}</strong>, through one of
+            your channels, exactly as an agent would.
+            {needsApproval
+              ? " The tab asks you to approve the call first, because this tool may change data."
+              : ""}
+          </p>
+        )}
         <noscript>
           <p class="alert info">
-            Try it needs JavaScript: the channel's keys stay in this browser. Without it, call{" "}
-            <code>POST /api/channels/ID/calls</code> with your agent token (see the{" "}
-            <a href="/docs#agent">docs</a>).
+            {t.cloud ? (
+              <>
+                Try it needs JavaScript. Without it, call <code>POST /api/sites/HOST/tools/NAME/try</code>{" "}
+                with <code>{'{"arguments": {…}}'}</code>, or the MCP endpoint above.
+              </>
+            ) : (
+              <>
+                Try it needs JavaScript: the channel's keys stay in this browser. Without it, call{" "}
+                <code>POST /api/channels/ID/calls</code> with your agent token (see the{" "}
+                <a href="/docs#agent">docs</a>).
+              </>
+            )}
           </p>
         </noscript>
         <form id="try-form" novalidate>
-          <div class="field">
-            <label for="try-channel">Channel</label>
-            <select id="try-channel" name="channel" aria-describedby="try-channel-hint" disabled>
-              <option value="">Loading your channels…</option>
-            </select>
-            <p class="hint" id="try-channel-hint">
-              Channels created in this browser. <a href="/channels">Open the channel console</a>.
-            </p>
-          </div>
+          {t.cloud ? null : (
+            <div class="field">
+              <label for="try-channel">Channel</label>
+              <select id="try-channel" name="channel" aria-describedby="try-channel-hint" disabled>
+                <option value="">Loading your channels…</option>
+              </select>
+              <p class="hint" id="try-channel-hint">
+                Channels created in this browser. <a href="/channels">Open the channel console</a>.
+              </p>
+            </div>
+          )}
           <div id="try-status" class="alert" role="status" tabindex={-1} hidden></div>
           <fieldset class="args">
             <legend>Arguments</legend>

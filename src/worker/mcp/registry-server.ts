@@ -16,9 +16,6 @@ import {
   ProtocolError,
   ProtocolErrorCode,
   Server,
-  WebStandardStreamableHTTPServerTransport,
-  createMcpHandler,
-  isLegacyRequest,
   type CallToolResult,
   type Tool,
 } from "@modelcontextprotocol/server";
@@ -33,6 +30,7 @@ import { normalizeHost } from "../registry/origins.js";
 import { cloudEndpoint, type CloudContext } from "../registry/cloud.js";
 import { searchTools, siteTools } from "../registry/search.js";
 import { getVerifiedSite, siteView } from "../registry/sites.js";
+import { serveStatelessMcp } from "./stateless.js";
 
 /** What every tool calls a site: its host. */
 const SITE_DESCRIPTION = "The site's host, like shop.example.com";
@@ -358,33 +356,8 @@ async function proposeToolsCall(
   };
 }
 
-/**
- * Handles one HTTP request statelessly, in the era the request speaks, with JSON responses: 2026-07-28
- * through the SDK's handler, 2025-era requests as before (a fresh server and stateless transport per request;
- * GET and DELETE, which need a session, answered 405 by the transport).
- */
+/** Handles one HTTP request statelessly, in the era the request speaks, with JSON responses (stateless.ts). */
 export async function handleRegistryMcp(request: Request, db: Db, cloudRuns: boolean): Promise<Response> {
   const cloud = { hub: new URL(request.url).origin, runs: cloudRuns };
-  if (await isLegacyRequest(request, undefined, { maxRequestBodySize: LIMITS.mcpRequestBytes })) {
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    const server = createRegistryServer(db, cloud);
-    await server.connect(transport);
-    try {
-      return await transport.handleRequest(request);
-    } finally {
-      // JSON responses are complete once handleRequest resolves.
-      void server.close();
-    }
-  }
-  // No `responseMode: "json"`: the SDK warns on every handler built with it (a `▲ [WARNING]` line per request
-  // under `npm start`). The default, "auto", answers one JSON body unless a handler sends something before its
-  // result, and these tools never do (no progress, no logging), so the answers are the same JSON as before.
-  const handler = createMcpHandler(() => createRegistryServer(db, cloud), {
-    legacy: "reject",
-    maxRequestBodySize: LIMITS.mcpRequestBytes,
-  });
-  return handler.fetch(request);
+  return serveStatelessMcp(request, () => createRegistryServer(db, cloud));
 }

@@ -22,6 +22,7 @@ import {
   type ToolVerification,
   type VerificationPolicy,
 } from "../../protocol/index.js";
+import { CloudListing, callAddedInCloud } from "../cloud/channel.js";
 import { AddedTools } from "./added-tools.js";
 import { AuditOutbox } from "./audit-outbox.js";
 import { CallDispatch, type FinishedCall } from "./call-dispatch.js";
@@ -54,6 +55,8 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
   private readonly added: AddedTools;
   /** Opens an added tool's page through the paired extension when no tab offers it (page-opener.ts). */
   private readonly opener: PageOpener;
+  /** Which added tools run in the hub's browser, before any page is opened (cloud/channel.ts). */
+  private readonly cloud: CloudListing;
   /** Each tool's verification as last checked (JSON), to tell agents when one changes (a site published). */
   private lastChecked = new Map<string, string>();
   private config: ChannelConfig | null = null;
@@ -81,6 +84,7 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
     this.outbox = new AuditOutbox(ctx.storage, env.DB, () => this.channelId);
     this.mcp = new McpSessions(this, this.sql);
     this.verifier = new ToolVerifier(env.DB);
+    this.cloud = new CloudListing(env);
     this.opener = new PageOpener(ctx, (origin, originalName) => {
       for (const t of this.catalog.exposed().values())
         if (t.group === `tab:${origin}` && t.originalName === originalName && t.providerIds.length > 0)
@@ -254,16 +258,32 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
 
   async listedTools(): Promise<Map<string, ExposedTool>> {
     await this.refreshAdded();
+    await this.cloud.refresh(this.config?.channelId ?? null);
     const exposed = this.catalog.exposed();
     const checked = this.noteChecked(await this.verifier.check(exposed.values()));
     const policy = policyOf(this.config);
-    return new Map([...exposed].map(([name, t]) => [name, presentTool(t, checked.get(name), policy)]));
+    return new Map(
+      [...exposed].map(([name, t]) => [name, presentTool(this.cloud.present(t), checked.get(name), policy)]),
+    );
   }
 
   async callTool(req: CallRequest, { opened: wasOpened = false } = {}): Promise<CallOutcome> {
     const started = Date.now();
     if (!wasOpened) await this.refreshAdded();
     const exposed = this.catalog.exposed().get(req.name);
+    if (exposed?.registry && !wasOpened) {
+      // An added marketplace tool no tab offers, which its site lets the hub run: it runs in the hub's browser
+      // before any page is opened (cloud/channel.ts), audited with the provider `cloud`.
+      const cloud = await callAddedInCloud(this.env, exposed, req, this.opener.connected() > 0);
+      if (cloud) {
+        const args = req.arguments ?? {};
+        const argText =
+          jsonDepth(args, LIMITS.jsonDepthMax) === Number.POSITIVE_INFINITY ? "" : JSON.stringify(args);
+        const provider = { ...exposed, label: "cloud" };
+        await this.audit({ req, outcome: cloud, exposed: provider, providerId: "cloud", argText, started });
+        return cloud;
+      }
+    }
     if (exposed?.registry) {
       // An added marketplace tool no tab offers: the paired extension opens its page (page-opener.ts), and
       // the call runs once a tab offers the tool. If it cannot, the call ends with why, audited like a call

@@ -1,0 +1,258 @@
+// /mcp/sites/<host> and Try it (POST /api/sites/:host/tools/:name/try) as the Worker serves them: both MCP
+// eras list a site's cloud tools under their own names, unknown sites and tools, bad arguments, the rate
+// limits per client and per site, and CLOUD_RUNS=off. The Worker pool runs no cloud runner (vitest.config.ts:
+// the CLOUD binding answers that cloud runs are not available), so a call that passes the hub's checks ends
+// in that refusal here; the runs themselves are covered end to end (test/e2e/cloud.test.ts).
+import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../../src/worker/app.js";
+import { api, BASE, expectError, publish, tool, verifiedSite } from "./helpers.js";
+
+const MODERN = "2026-07-28";
+const deployed = JSON.parse(env.DEPLOYED_RATE_LIMITS) as Record<string, { limit: number; period: 10 | 60 }>;
+
+let site: { host: string; origin: string; key: string };
+const path = () => `/mcp/sites/${encodeURIComponent(site.host)}`;
+
+const lookup = tool("lookup", {
+  title: "Look up",
+  description: "Looks a word up.",
+  inputSchema: { type: "object", properties: { word: { type: "string" } }, required: ["word"] },
+  annotations: { readOnlyHint: true },
+  pages: ["/lookup.html"],
+  cloud: true,
+});
+const plain = tool("plain", { annotations: { readOnlyHint: true }, pages: ["/"] });
+const write = tool("write", { pages: ["/"] });
+
+beforeAll(async () => {
+  site = await verifiedSite();
+  const res = await publish(site.host, site.key, { name: "Cloud shop", tools: [lookup, plain, write] });
+  expect(res.status).toBe(201);
+});
+
+async function connect(era: "legacy" | "modern", url = `${BASE}${path()}`): Promise<Client> {
+  const client = new Client(
+    { name: "cloud-test", version: "1.0.0" },
+    era === "modern" ? { versionNegotiation: { mode: { pin: MODERN } } } : {},
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), { fetch: (u, i) => SELF.fetch(u, i) }),
+  );
+  return client;
+}
+
+const textOf = (r: { content?: unknown }) =>
+  ((r.content as Array<{ text?: string }>)[0]?.text ?? "") as string;
+
+describe("/mcp/sites/<host>", () => {
+  for (const era of ["legacy", "modern"] as const) {
+    it(`lists only the site's cloud tools, under their own names, provider cloud (${era})`, async () => {
+      const client = await connect(era);
+      if (era === "modern") expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
+      expect(client.getServerCapabilities()?.tools).toEqual({ listChanged: false });
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(["lookup"]);
+      expect(tools[0]).toMatchObject({
+        title: "Look up",
+        description: "Looks a word up.",
+        inputSchema: lookup.inputSchema,
+        annotations: { readOnlyHint: true },
+      });
+      expect(tools[0]!._meta?.["webmcp-hub/provider"]).toEqual({
+        kind: "cloud",
+        origin: site.origin,
+        site: site.host,
+      });
+      expect(tools[0]!._meta?.["webmcp-hub/digest"]).toMatch(/^[0-9a-f]{64}$/);
+      await client.close();
+    });
+
+    it(`answers an unknown tool with -32602, and a tool that is not cloud with an isError saying so (${era})`, async () => {
+      const client = await connect(era);
+      await expect(client.callTool({ name: "nope", arguments: {} })).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringContaining("Its tools that run in the cloud: lookup."),
+      });
+      const notCloud = await client.callTool({ name: "plain", arguments: { text: "x" } });
+      expect(notCloud.isError).toBe(true);
+      expect(textOf(notCloud)).toContain('its manifest does not say "cloud": true');
+      await client.close();
+    });
+
+    it(`refuses bad arguments with an isError naming the field, before any run (${era})`, async () => {
+      const client = await connect(era);
+      const bad = await client.callTool({ name: "lookup", arguments: { word: 5 } });
+      expect(bad.isError).toBe(true);
+      expect(textOf(bad)).toMatch(/^Invalid arguments for lookup: \/word: .*nothing was run\.$/);
+      await client.close();
+    });
+
+    it(`ends a valid call with an isError saying cloud runs are not available when no runner answers (${era})`, async () => {
+      const client = await connect(era);
+      const result = await client.callTool({ name: "lookup", arguments: { word: "hi" } });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain(
+        `lookup of ${site.host} did not run in the hub's cloud browser (disabled)`,
+      );
+      expect(textOf(result)).toContain("Cloud runs are not available");
+      await client.close();
+    });
+  }
+
+  it("answers an unknown site with 404 and a delisted one with 410", async () => {
+    await expectError(
+      await api("/mcp/sites/nowhere.example", {
+        method: "POST",
+        headers: { accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" },
+        json: { jsonrpc: "2.0", id: 1, method: "tools/list" },
+      }),
+      404,
+      "site_not_found",
+    );
+    const gone = await verifiedSite();
+    await publish(gone.host, gone.key, { tools: [lookup] });
+    const delisted = await api(`/api/sites/${gone.host}/delist`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${gone.key}` },
+    });
+    expect(delisted.status).toBe(200);
+    await expectError(
+      await api(`/mcp/sites/${encodeURIComponent(gone.host)}`, {
+        method: "POST",
+        headers: { accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" },
+        json: { jsonrpc: "2.0", id: 1, method: "tools/list" },
+      }),
+      410,
+      "site_delisted",
+    );
+  });
+
+  it("stops listing a tool at once when the site republishes it without the flag", async () => {
+    const s = await verifiedSite();
+    await publish(s.host, s.key, { tools: [lookup] });
+    const client = await connect("modern", `${BASE}/mcp/sites/${encodeURIComponent(s.host)}`);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["lookup"]);
+    const { cloud: _cloud, ...withoutFlag } = lookup as typeof lookup & { cloud?: boolean };
+    expect((await publish(s.host, s.key, { tools: [withoutFlag] })).status).toBe(201);
+    // A new client: a 2026 client keeps a list for its cache hint (ttlMs), the call below is checked anew.
+    const fresh = await connect("modern", `${BASE}/mcp/sites/${encodeURIComponent(s.host)}`);
+    expect((await fresh.listTools()).tools).toEqual([]);
+    await fresh.close();
+    const call = await client.callTool({ name: "lookup", arguments: { word: "a" } });
+    expect(textOf(call)).toContain('its manifest does not say "cloud": true');
+    await client.close();
+  });
+
+  it("refuses a client past CLOUD_CALLS with 429 and Retry-After", async () => {
+    const limit = deployed.CLOUD_CALLS!;
+    const ip = `203.0.113.${Math.floor(Math.random() * 250)}`;
+    const statuses: number[] = [];
+    let last: Response | undefined;
+    for (let i = 0; i <= limit.limit; i++) {
+      last = await api(path(), {
+        method: "POST",
+        headers: {
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2025-11-25",
+          "cf-connecting-ip": ip,
+        },
+        json: { jsonrpc: "2.0", id: i, method: "tools/list" },
+      });
+      statuses.push(last.status);
+      if (i < limit.limit) await last.body?.cancel();
+    }
+    expect(statuses.slice(0, limit.limit).every((s) => s === 200)).toBe(true);
+    // A window boundary may fall inside the burst: then the last one passes too, and nothing is asserted.
+    if (last!.status === 429) {
+      await expectError(last!, 429, "rate_limited");
+      expect(last!.headers.get("retry-after")).toBe(String(limit.period));
+    }
+  });
+});
+
+describe("Try it", () => {
+  const tryIt = (name: string, args: unknown, host = site.host) =>
+    api(`/api/sites/${encodeURIComponent(host)}/tools/${encodeURIComponent(name)}/try`, {
+      method: "POST",
+      json: { arguments: args },
+    });
+
+  it("answers like a plain call: a refused run, invalid arguments, a tool that is not cloud", async () => {
+    const ran = await tryIt("lookup", { word: "hi" });
+    expect(ran.status).toBe(200);
+    const body = (await ran.json()) as { name: string; status: string; result: { isError?: boolean } };
+    expect(body).toMatchObject({ name: "lookup", status: "denied", result: { isError: true } });
+    const invalid = (await (await tryIt("lookup", {})).json()) as { status: string };
+    expect(invalid.status).toBe("invalid");
+    const plainTry = (await (await tryIt("plain", { text: "x" })).json()) as {
+      status: string;
+      result: { content: Array<{ text: string }> };
+    };
+    expect(plainTry.status).toBe("denied");
+    expect(plainTry.result.content[0]!.text).toContain('its manifest does not say "cloud": true');
+  });
+
+  it("refuses runs of one site past CLOUD_SITE_CALLS, whoever asks, with a status saying so", async () => {
+    const limit = deployed.CLOUD_SITE_CALLS!;
+    const busy = await verifiedSite();
+    await publish(busy.host, busy.key, { tools: [lookup] });
+    let last: { status: string; result: { content: Array<{ text: string }> } } | undefined;
+    let refused = 0;
+    for (let i = 0; i <= limit.limit; i++) {
+      last = (await (await tryIt("lookup", { word: `w${i}` }, busy.host)).json()) as typeof last;
+      if (last!.result.content[0]!.text.includes("Too many cloud runs")) refused++;
+    }
+    // A window boundary may fall inside the burst; then fewer (or none) are refused.
+    if (refused > 0) {
+      expect(last!.status).toBe("denied");
+      expect(last!.result.content[0]!.text).toBe(
+        `lookup did not run: Too many cloud runs of ${busy.host}'s tools from everyone. Wait ${limit.period} seconds and try again.`,
+      );
+    }
+    expect(refused).toBeLessThanOrEqual(1);
+  });
+
+  it("answers 404 for a tool the site does not publish or a site that is not listed", async () => {
+    await expectError(await tryIt("nope", {}), 404, "not_found");
+    await expectError(await tryIt("lookup", {}, "nowhere.example"), 404, "site_not_found");
+  });
+});
+
+describe("CLOUD_RUNS=off", () => {
+  const off = { ...env, CLOUD_RUNS: "off" } as unknown as Env;
+  const app = createApp();
+  const fetchOff = async (url: string, init?: RequestInit) => {
+    const ctx = createExecutionContext();
+    const res = await app.fetch(new Request(url, init), off, ctx);
+    await waitOnExecutionContext(ctx);
+    return res;
+  };
+
+  it("lists nothing, says why in the instructions, and answers a call with an isError", async () => {
+    const client = new Client({ name: "off", version: "1" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${BASE}${path()}`), {
+        fetch: (u, i) => fetchOff(String(u), i),
+      }),
+    );
+    expect(client.getInstructions()).toContain("switched off on this hub");
+    expect((await client.listTools()).tools).toEqual([]);
+    const call = await client.callTool({ name: "lookup", arguments: { word: "hi" } });
+    expect(call.isError).toBe(true);
+    expect(textOf(call)).toBe("lookup did not run: Cloud runs are switched off on this hub by its operator.");
+    await client.close();
+  });
+
+  it("makes Try it say so", async () => {
+    const res = await fetchOff(`${BASE}/api/sites/${encodeURIComponent(site.host)}/tools/lookup/try`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ arguments: { word: "hi" } }),
+    });
+    const body = (await res.json()) as { status: string; result: { content: Array<{ text: string }> } };
+    expect(body.status).toBe("denied");
+    expect(body.result.content[0]!.text).toContain("switched off on this hub");
+  });
+});
