@@ -43,6 +43,7 @@ interface ManifestTool {
   outputSchema?: unknown;
   annotations?: Record<string, unknown>;
   pages?: string[];
+  cloud?: boolean;
 }
 
 interface ToolResult {
@@ -278,7 +279,7 @@ describe("the bridge relays a page's WebMCP tools to the user's agent", () => {
       const tools = await agent.waitForTools(expected.map((t) => t.name));
       for (const want of expected) {
         const got = tools.find((t) => t.name === want.name)!;
-        const { pages: _pages, ...descriptor } = want;
+        const { pages: _pages, cloud: _cloud, ...descriptor } = want;
         expect(
           {
             name: got.name,

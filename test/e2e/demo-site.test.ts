@@ -19,6 +19,7 @@ interface ManifestTool {
   outputSchema?: unknown;
   annotations?: Record<string, unknown>;
   pages?: string[];
+  cloud?: boolean;
 }
 
 type CallOutcome = { ok: true; result: unknown } | { ok: false; error: string };
@@ -140,7 +141,7 @@ describe("the demo site in Chromium", () => {
       // getTools() has no outputSchema (WebMCP's RegisteredTool has none); the relay test checks it.
       const expected = manifest
         .filter((t) => t.pages?.includes(path))
-        .map(({ pages: _pages, outputSchema: _output, ...tool }) => tool);
+        .map(({ pages: _pages, outputSchema: _output, cloud: _cloud, ...tool }) => tool);
       expect(tools.sort(byName), path).toEqual(expected.sort(byName));
       for (const t of tools) seen.add(t.name);
       await page.close();
