@@ -20,6 +20,16 @@ const poll = <T>(fn: () => Promise<T> | T, options: { timeout?: number } = {}) =
   expect.poll(fn, { timeout: 15_000, ...options });
 const squash = (text: string | null | undefined) => (text ?? "").replace(/\s+/g, " ").trim();
 
+/** The demo site owner's switch for cloud runs (PUT /api/sites/:host/cloud with its publisher key). */
+async function setDemoCloud(enabled: boolean): Promise<void> {
+  const res = await fetch(`${hubUrl}/api/sites/${encodeURIComponent(demoHost)}/cloud`, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${inject("demoPublisherKey")}`, "content-type": "application/json" },
+    body: JSON.stringify({ enabled }),
+  });
+  expect(res.status).toBe(200);
+}
+
 async function getJson<T = any>(path: string, init: RequestInit = {}): Promise<{ status: number; body: T }> {
   const res = await fetch(hubUrl + path, init);
   return { status: res.status, body: (await res.json()) as T };
@@ -680,49 +690,57 @@ describe("the dashboard in Chromium", () => {
   });
 
   it("Try it explains a missing tab, then runs the tool in a connected tab and shows the result", async () => {
-    const page = await browser.newPage();
-    const channel = await createChannelInUi(page, "E2E try it");
-    await page.goto(`${hubUrl}/sites/${enc(demoHost)}/tools/get-dresses`);
-    await page.getByLabel("Channel").selectOption(channel.id);
-    await poll(async () => squash(await page.locator("#try-status").textContent())).toContain(
-      `No tab of ${demoOrigin} is connected.`,
-    );
-    expect(await page.locator("#try-status a").first().getAttribute("href")).toBe(`${demoOrigin}/shop.html`);
-    await browser.screenshot(page, "try-it-not-connected-desktop");
-
-    const tabBrowser = await openShopTab(channel.pairingCode);
+    // get-dresses runs in the cloud; with the site's cloud runs off, Try it goes through a tab as before.
+    await setDemoCloud(false);
     try {
-      await page.getByLabel("size").fill("8");
-      expect(JSON.parse((await page.locator("#try-args").textContent())!)).toEqual({ size: 8 });
-      await page.getByRole("button", { name: "Run get-dresses" }).click();
-      await poll(() => page.locator("#try-result .alert").textContent(), { timeout: 15_000 }).toMatch(
-        /^Done · \d+ ms/,
+      const page = await browser.newPage();
+      const channel = await createChannelInUi(page, "E2E try it");
+      await page.goto(`${hubUrl}/sites/${enc(demoHost)}/tools/get-dresses`);
+      await page.getByLabel("Channel").selectOption(channel.id);
+      await poll(async () => squash(await page.locator("#try-status").textContent())).toContain(
+        `No tab of ${demoOrigin} is connected.`,
       );
-      // The shop page's own code ran: its products of size 8, as text and as structured content.
-      const text = JSON.parse((await page.locator("#try-result pre").first().textContent())!);
-      expect(text.map((p: { name: string }) => p.name)).toEqual(SIZE_8);
-      const structured = JSON.parse((await page.locator("#try-result details pre").textContent())!);
-      expect(structured.products.map((p: { name: string; size: number }) => [p.name, p.size])).toEqual(
-        SIZE_8.map((name) => [name, 8]),
+      expect(await page.locator("#try-status a").first().getAttribute("href")).toBe(
+        `${demoOrigin}/shop.html`,
       );
-      await browser.screenshot(page, "try-it-result-desktop");
+      await browser.screenshot(page, "try-it-not-connected-desktop");
 
-      const audit = await getJson<{ entries: unknown[] }>(`/api/channels/${channel.id}/audit`, {
-        headers: { authorization: `Bearer ${(await ownerKey(page, channel.id))!}` },
-      });
-      expect(audit.body.entries).toHaveLength(1);
+      const tabBrowser = await openShopTab(channel.pairingCode);
+      try {
+        await page.getByLabel("size").fill("8");
+        expect(JSON.parse((await page.locator("#try-args").textContent())!)).toEqual({ size: 8 });
+        await page.getByRole("button", { name: "Run get-dresses" }).click();
+        await poll(() => page.locator("#try-result .alert").textContent(), { timeout: 15_000 }).toMatch(
+          /^Done · \d+ ms/,
+        );
+        // The shop page's own code ran: its products of size 8, as text and as structured content.
+        const text = JSON.parse((await page.locator("#try-result pre").first().textContent())!);
+        expect(text.map((p: { name: string }) => p.name)).toEqual(SIZE_8);
+        const structured = JSON.parse((await page.locator("#try-result details pre").textContent())!);
+        expect(structured.products.map((p: { name: string; size: number }) => [p.name, p.size])).toEqual(
+          SIZE_8.map((name) => [name, 8]),
+        );
+        await browser.screenshot(page, "try-it-result-desktop");
 
-      const phone = await browser.newPage(PHONE);
-      await phone.goto(page.url());
-      await phone.getByLabel("Channel").selectOption(channel.id);
-      await poll(() => phone.locator("#try-status").textContent()).toContain("Ready.");
-      await noSidewaysScroll(phone, "the tool page");
-      await browser.screenshot(phone, "try-it-ready-phone");
-      await phone.close();
+        const audit = await getJson<{ entries: unknown[] }>(`/api/channels/${channel.id}/audit`, {
+          headers: { authorization: `Bearer ${(await ownerKey(page, channel.id))!}` },
+        });
+        expect(audit.body.entries).toHaveLength(1);
+
+        const phone = await browser.newPage(PHONE);
+        await phone.goto(page.url());
+        await phone.getByLabel("Channel").selectOption(channel.id);
+        await poll(() => phone.locator("#try-status").textContent()).toContain("Ready.");
+        await noSidewaysScroll(phone, "the tool page");
+        await browser.screenshot(phone, "try-it-ready-phone");
+        await phone.close();
+      } finally {
+        await tabBrowser.close();
+      }
+      await page.close();
     } finally {
-      await tabBrowser.close();
+      await setDemoCloud(true);
     }
-    await page.close();
   });
 
   it("Try it shows a result without structured content as its content alone (no stray text)", async () => {

@@ -55,6 +55,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide("hubUrl", stack.hub.url);
   project.provide("demoOrigin", stack.demo.origin);
   project.provide("demoHost", stack.seeded.host);
+  project.provide("demoPublisherKey", stack.seeded.publisherKey);
   project.provide("localhostTls", { cert: tls.cert, key: tls.key });
 
   return async () => {

@@ -7,6 +7,8 @@ declare module "vitest" {
     demoOrigin: string;
     /** The demo site's registry key (host:port), verified and published on the hub. */
     demoHost: string;
+    /** The demo site's publisher key (for its owner's switches, like cloud runs off and on). */
+    demoPublisherKey: string;
     /** A certificate for localhost/127.0.0.1 signed by a CA the e2e hub trusts (PEM), for https test servers. */
     localhostTls: { cert: string; key: string };
   }
