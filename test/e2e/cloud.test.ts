@@ -210,6 +210,20 @@ describe("Try it, signed out, in Chromium", () => {
     await expect.poll(() => result.textContent(), { timeout: 30_000 }).toContain("Done");
     expect(await result.textContent()).toContain("Wrap dress");
   });
+
+  it("shows why a run failed when the tool's page never registers it", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${hubUrl}/sites/${encodeURIComponent(site.host)}/tools/silent_tool`);
+    await expect.poll(() => page.locator("#try-run").isEnabled()).toBe(true);
+    expect(await page.locator("#try-channel").count()).toBe(0); // no channel to choose: it runs in the cloud
+    await page.locator('#try [data-arg="word"]').fill("hello");
+    await page.locator("#try-run").click();
+    const result = page.locator("#try-result");
+    await expect.poll(() => result.textContent(), { timeout: 45_000 }).toContain("Status: denied");
+    expect(await result.textContent()).toContain(
+      `silent_tool of ${site.host} did not run in the hub's cloud browser (unregistered)`,
+    );
+  });
 });
 
 describe("refusals, as the caller sees them", () => {

@@ -44,6 +44,8 @@ describe("an added cloud tool with no tab open", () => {
         site: site.host,
       });
       expect(byName.get("greet")!._meta?.[PROVIDER]).toMatchObject({ kind: "registry" });
+      // The manifest's `cloud` key is the registry's, not part of an MCP tool definition.
+      expect(byName.get("lookup")).not.toHaveProperty("cloud");
       await agent.close();
     }
   });

@@ -25,6 +25,8 @@ export interface CloudCall {
   arguments: Record<string, unknown>;
   via: CloudRunRequest["via"];
   timeoutMs?: number | undefined;
+  /** The caller gave up: the run is abandoned and the call ends `cancelled`. */
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -91,16 +93,21 @@ export async function callInCloud(
     Math.max(1, Math.floor(call.timeoutMs ?? LIMITS.callTimeoutDefaultMs)),
     LIMITS.callTimeoutMaxMs,
   );
-  const res = await runInCloud(env, {
-    site: found.site,
-    origin: found.origin,
-    page: found.page,
-    tool: name,
-    arguments: call.arguments,
-    digest: found.digest,
-    timeoutMs,
-    via: call.via,
-  });
+  const res = await runInCloud(
+    env,
+    {
+      site: found.site,
+      origin: found.origin,
+      page: found.page,
+      tool: name,
+      arguments: call.arguments,
+      digest: found.digest,
+      timeoutMs,
+      via: call.via,
+    },
+    call.signal,
+  );
+  if (call.signal?.aborted) return { status: "cancelled", result: errorResult("The call was cancelled.") };
   const result = cloudCallResult(name, found.site, res);
   return {
     status: cloudAuditStatus(res, result),

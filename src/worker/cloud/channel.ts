@@ -48,6 +48,7 @@ export async function callAddedInCloud(
       arguments: req.arguments ?? {},
       via: "channel",
       timeoutMs: req.timeoutMs,
+      signal: req.signal,
     },
     found,
   );

@@ -29,10 +29,14 @@ const failure = (kind: CloudFailure, message: string): CloudRunResponse => ({
   browserMs: 0,
 });
 
-/** Runs one call in the cloud; never throws: a runner that cannot be reached is a `disabled` or `crashed` failure. */
+/**
+ * Runs one call in the cloud; never throws: a runner that cannot be reached is a `disabled` or `crashed`
+ * failure. `signal`: the caller gave up (the request to the runner is aborted; the answer is a `timeout`).
+ */
 export async function runInCloud(
   env: Pick<Env, "CLOUD" | "CLOUD_RUNS">,
   request: CloudRunRequest,
+  signal?: AbortSignal,
 ): Promise<CloudRunResponse> {
   if (!cloudRunsOn(env)) return failure("disabled", CLOUD_OFF_MESSAGE);
   let res: Response;
@@ -41,7 +45,10 @@ export async function runInCloud(
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify(request),
-      signal: AbortSignal.timeout(request.timeoutMs + ANSWER_GRACE_MS),
+      signal: AbortSignal.any([
+        AbortSignal.timeout(request.timeoutMs + ANSWER_GRACE_MS),
+        ...(signal ? [signal] : []),
+      ]),
     });
   } catch (e) {
     if (e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError"))

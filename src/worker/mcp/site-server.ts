@@ -67,7 +67,7 @@ function createSiteServer(env: Env, db: Db, site: SiteRow): Server {
   );
   const listed = () => (off ? Promise.resolve([]) : cloudTools(db, site.host, true));
   server.setRequestHandler("tools/list", async () => ({ tools: siteCloudTools(await listed()) }));
-  server.setRequestHandler("tools/call", async (request) => {
+  server.setRequestHandler("tools/call", async (request, ctx) => {
     const { name, arguments: args = {}, _meta } = request.params;
     const timeout = _meta?.[META_TIMEOUT];
     const outcome = await callInCloud(env, db, {
@@ -76,6 +76,7 @@ function createSiteServer(env: Env, db: Db, site: SiteRow): Server {
       arguments: args,
       via: "public",
       timeoutMs: typeof timeout === "number" ? timeout : undefined,
+      signal: ctx.mcpReq.signal,
     });
     if (outcome.unknownTool) {
       const names = (await listed()).map((t) => t.tool.name);

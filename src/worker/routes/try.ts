@@ -29,6 +29,7 @@ tryRoutes.post(
       name,
       arguments: body.arguments,
       via: "try",
+      signal: c.req.raw.signal,
     });
     if (outcome.unknownTool)
       throw new HubError("not_found", `${site.host}'s current manifest publishes no tool named ${name}.`);
