@@ -306,7 +306,11 @@ describe("an approval in its window", () => {
 
     const closed = page.waitForEvent("close");
     await page.bringToFront();
-    await page.keyboard.down("Enter"); // Enter activates a button on keydown; the window is gone before keyup
+    // Enter activates a button on keydown; the window is gone before keyup, and on a busy machine even before
+    // the key press's own bookkeeping ends (it then rejects with "Target page … has been closed").
+    await page.keyboard.down("Enter").catch((e: unknown) => {
+      if (!page.isClosed()) throw e;
+    });
     await closed;
     expect((await denied).status).not.toBe("ok");
     expect(errors).toEqual([]);
