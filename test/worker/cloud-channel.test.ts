@@ -73,4 +73,21 @@ describe("an added cloud tool with no tab open", () => {
     expect(entries.map((e) => e.status)).toEqual(["invalid", "denied"]);
     for (const e of entries) expect(e.provider).toEqual({ id: "cloud", label: "cloud", origin: site.origin });
   });
+
+  it("says why it did not run when its site's owner turned cloud runs off and no extension can open its page", async () => {
+    const { site, ch } = await setup();
+    const off = await api(`/api/sites/${encodeURIComponent(site.host)}/cloud`, {
+      method: "PUT",
+      json: { enabled: false },
+      headers: { authorization: `Bearer ${site.key}` },
+    });
+    expect(off.status).toBe(200);
+    const agent = await connectAgent(ch);
+    const result = await agent.callTool({ name: "lookup", arguments: { text: "hi" } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe(
+      `lookup did not run: The owner of ${site.host} has turned cloud runs off for the site. No browser with the webmcp-hub extension is connected to this channel to open its page instead.`,
+    );
+    await agent.close();
+  });
 });

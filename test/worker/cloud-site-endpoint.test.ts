@@ -159,6 +159,33 @@ describe("/mcp/sites/<host>", () => {
     await client.close();
   });
 
+  it("lists nothing once the site's owner turns cloud runs off, says why, and lists again once on", async () => {
+    const s = await verifiedSite();
+    await publish(s.host, s.key, { tools: [lookup] });
+    const sw = (enabled: boolean) =>
+      api(`/api/sites/${encodeURIComponent(s.host)}/cloud`, {
+        method: "PUT",
+        json: { enabled },
+        headers: { authorization: `Bearer ${s.key}` },
+      });
+    expect((await sw(false)).status).toBe(200);
+    const client = await connect("legacy", `${BASE}/mcp/sites/${encodeURIComponent(s.host)}`);
+    expect(client.getInstructions()).toContain(
+      `The owner of ${s.host} has turned cloud runs off for the site.`,
+    );
+    expect((await client.listTools()).tools).toEqual([]);
+    const call = await client.callTool({ name: "lookup", arguments: { word: "a" } });
+    expect(call.isError).toBe(true);
+    expect(textOf(call)).toBe(
+      `lookup did not run: The owner of ${s.host} has turned cloud runs off for the site.`,
+    );
+    await client.close();
+    expect((await sw(true)).status).toBe(200);
+    const again = await connect("legacy", `${BASE}/mcp/sites/${encodeURIComponent(s.host)}`);
+    expect((await again.listTools()).tools.map((t) => t.name)).toEqual(["lookup"]);
+    await again.close();
+  });
+
   it("refuses a client past CLOUD_CALLS with 429 and Retry-After", async () => {
     const limit = deployed.CLOUD_CALLS!;
     const { statuses, last } = await inOneWindow(limit.period, async () => {
