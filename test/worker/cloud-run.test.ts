@@ -1,0 +1,119 @@
+// cloud/run.ts as a function: what the hub makes of each answer of its runner (a result, each failure, a runner
+// that is absent, failing or unreachable) and the result and audit status a caller gets for each.
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { CloudFailureSchema, type CloudRunRequest } from "../../src/protocol/index.js";
+import { cloudAuditStatus, cloudCallResult, runInCloud } from "../../src/worker/cloud/run.js";
+
+const request: CloudRunRequest = {
+  site: "shop.example",
+  origin: "https://shop.example",
+  page: "https://shop.example/",
+  tool: "lookup",
+  arguments: { word: "a" },
+  digest: "0".repeat(64),
+  timeoutMs: 5_000,
+  via: "public",
+};
+
+/** The env with CLOUD answering as `answer` does (the runner's side of the service binding). */
+const withRunner = (answer: (req: Request) => Response | Promise<Response>) =>
+  ({
+    ...env,
+    CLOUD: { fetch: (url: string, init: RequestInit) => answer(new Request(url, init)) },
+  }) as unknown as Env;
+
+describe("runInCloud", () => {
+  it("posts the request to the runner and passes its answer through", async () => {
+    let seen: unknown;
+    const res = await runInCloud(
+      withRunner(async (req) => {
+        seen = { url: req.url, method: req.method, body: await req.json() };
+        return Response.json({ ok: true, result: { content: [] }, browserMs: 12, warm: true });
+      }),
+      request,
+    );
+    expect(seen).toEqual({ url: "https://cloud.internal/run", method: "POST", body: request });
+    expect(res).toEqual({ ok: true, result: { content: [] }, browserMs: 12, warm: true });
+  });
+
+  it("makes an absent runner `disabled`, a failing one `crashed`, an unreachable one `disabled`", async () => {
+    const absent = await runInCloud(
+      withRunner(() => new Response("not found", { status: 503 })),
+      request,
+    );
+    expect(absent).toMatchObject({ ok: false, failure: "disabled" });
+    const failing = await runInCloud(
+      withRunner(() => new Response("boom", { status: 500 })),
+      request,
+    );
+    expect(failing).toMatchObject({ ok: false, failure: "crashed" });
+    const garbled = await runInCloud(
+      withRunner(() => Response.json({ ok: "yes" })),
+      request,
+    );
+    expect(garbled).toMatchObject({ ok: false, failure: "crashed" });
+    const unreachable = await runInCloud(
+      withRunner(() => {
+        throw new Error("connection refused");
+      }),
+      request,
+    );
+    expect(unreachable).toMatchObject({ ok: false, failure: "disabled" });
+  });
+
+  it("asks no runner when the operator turned cloud runs off", async () => {
+    let asked = false;
+    const off = {
+      ...withRunner(() => ((asked = true), new Response())),
+      CLOUD_RUNS: "off",
+    } as unknown as Env;
+    expect(await runInCloud(off, request)).toMatchObject({ ok: false, failure: "disabled" });
+    expect(asked).toBe(false);
+  });
+});
+
+describe("what a caller gets", () => {
+  it("the page's own result as it is, audited ok (or error when the tool said isError)", () => {
+    const ok = {
+      ok: true as const,
+      result: { content: [{ type: "text", text: "hi" }] },
+      browserMs: 1,
+      warm: false,
+    };
+    expect(cloudCallResult("lookup", "shop.example", ok)).toEqual({
+      content: [{ type: "text", text: "hi" }],
+    });
+    expect(cloudAuditStatus(ok, cloudCallResult("lookup", "shop.example", ok))).toBe("ok");
+    const own = { ...ok, result: { content: [{ type: "text", text: "no" }], isError: true } };
+    expect(cloudAuditStatus(own, cloudCallResult("lookup", "shop.example", own))).toBe("error");
+  });
+
+  it("for every failure, an isError naming it, the runner's words and what to do; policy refusals are denied", () => {
+    const statuses: Record<string, string> = {};
+    for (const failure of CloudFailureSchema.options) {
+      const res = { ok: false as const, failure, message: "The runner said so.", browserMs: 0 };
+      const result = cloudCallResult("lookup", "shop.example", res);
+      expect(result.isError).toBe(true);
+      const text = (result.content[0] as { text: string }).text;
+      expect(text).toMatch(
+        new RegExp(
+          `^lookup of shop\\.example did not run in the hub's cloud browser \\(${failure}\\): The runner said so\\. \\S`,
+        ),
+      );
+      statuses[failure] = cloudAuditStatus(res, result);
+    }
+    expect(statuses).toEqual({
+      disabled: "denied",
+      budget: "denied",
+      busy: "error",
+      load: "error",
+      navigation: "error",
+      unregistered: "denied",
+      changed: "denied",
+      timeout: "timeout",
+      too_large: "error",
+      crashed: "error",
+    });
+  });
+});
