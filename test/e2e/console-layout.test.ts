@@ -22,6 +22,7 @@ import {
   startConformanceProvider,
   waitForTools,
 } from "../support/conformance-provider.mjs";
+import { demoCloudOffDuringTheseTests } from "./demo-cloud.js";
 
 /** Passkeys need a host name: the signed-in flows run on localhost. */
 const hubUrl = inject("hubUrl").replace("//127.0.0.1:", "//localhost:");
@@ -118,6 +119,8 @@ async function namesBrokenMidWord(page: Page): Promise<string[]> {
     }),
   );
 }
+
+demoCloudOffDuringTheseTests();
 
 describe("the channel console at a glance", () => {
   let browser: E2EBrowser;

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import WebSocket from "ws";
 import { launchBrowser, type E2EBrowser } from "./browser.js";
 import { createChannelInUi } from "./hub-api.js";
+import { demoCloudOffDuringTheseTests } from "./demo-cloud.js";
 
 const hubUrl = inject("hubUrl");
 const demoHost = inject("demoHost");
@@ -115,6 +116,8 @@ async function scriptedTab(
   });
   return ws;
 }
+
+demoCloudOffDuringTheseTests();
 
 describe("the dashboard under its CSP", () => {
   let browser: E2EBrowser;

@@ -10,6 +10,7 @@ import type { Page } from "playwright-core";
 import type { ManifestTool } from "../../src/protocol/index.js";
 import { launchBrowser, PHONE, type E2EBrowser } from "./browser.js";
 import { createChannelInUi } from "./hub-api.js";
+import { setDemoCloud } from "./demo-cloud.js";
 
 const hubUrl = inject("hubUrl");
 const demoHost = inject("demoHost");
@@ -19,16 +20,6 @@ const enc = encodeURIComponent;
 const poll = <T>(fn: () => Promise<T> | T, options: { timeout?: number } = {}) =>
   expect.poll(fn, { timeout: 15_000, ...options });
 const squash = (text: string | null | undefined) => (text ?? "").replace(/\s+/g, " ").trim();
-
-/** The demo site owner's switch for cloud runs (PUT /api/sites/:host/cloud with its publisher key). */
-async function setDemoCloud(enabled: boolean): Promise<void> {
-  const res = await fetch(`${hubUrl}/api/sites/${encodeURIComponent(demoHost)}/cloud`, {
-    method: "PUT",
-    headers: { authorization: `Bearer ${inject("demoPublisherKey")}`, "content-type": "application/json" },
-    body: JSON.stringify({ enabled }),
-  });
-  expect(res.status).toBe(200);
-}
 
 async function getJson<T = any>(path: string, init: RequestInit = {}): Promise<{ status: number; body: T }> {
   const res = await fetch(hubUrl + path, init);

@@ -18,6 +18,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
 import { SCREENSHOT_DIR, launchWithExtension, type ExtensionBrowser } from "./browser.js";
 import { api, createChannel, type Channel } from "./hub-api.js";
+import { demoCloudOffDuringTheseTests } from "./demo-cloud.js";
 
 const hubUrl = inject("hubUrl");
 const demoOrigin = inject("demoOrigin");
@@ -83,6 +84,8 @@ async function addTools(names: string[]): Promise<void> {
   });
   expect(added.status).toBe(201);
 }
+
+demoCloudOffDuringTheseTests();
 
 beforeAll(async () => {
   browser = await launchWithExtension();
