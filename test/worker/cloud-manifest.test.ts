@@ -258,6 +258,21 @@ describe("which tools are cloud-capable", () => {
     ]);
   });
 
+  it("keeps a page that looks like another host on the site's own origin", async () => {
+    const { host, origin, key } = await verifiedSite();
+    await publish(host, key, {
+      tools: [
+        reader("slashes", { pages: ["//evil.example/x"] }),
+        reader("backslash", { pages: ["/\\evil.example"] }),
+      ],
+    });
+    for (const name of ["slashes", "backslash"]) {
+      const found = await cloudTool(db(), host, name, true);
+      expect(found.ok, name).toBe(true);
+      expect(found.ok && new URL(found.page).origin, name).toBe(origin);
+    }
+  });
+
   it("says why not: hub off, not cloud, unknown tool or site, owner's switch, delisted, lapsed", async () => {
     const { host, key } = await verifiedSite();
     await publish(host, key, { tools: [reader("books"), tool("add-book")] });
