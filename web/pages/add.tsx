@@ -15,7 +15,7 @@
 //   the page's one field labelled "Channel", which its readers (and tests) find by that label.
 // - `channel` only pre-selects: a channel that is not one of the user's is ignored (the chooser has no such
 //   option), so a link cannot make anyone add to someone else's channel.
-import { createContext, useContext } from "hono/jsx";
+import { createContext, useContext } from "./jsx-context.js";
 import type { ToolView } from "../../src/worker/registry/search.js";
 import type { SiteView } from "../../src/worker/registry/sites.js";
 import { HintBadges, Notice, VerifiedBadge, sitePath, toolPath } from "./components.js";

@@ -2,7 +2,8 @@
 // Everything renders without JavaScript; /assets/common.js (web/client/common.ts) adds copy buttons, tabs and
 // the theme switch. Markup the browser scripts also build (code blocks, copy buttons) and texts they also
 // show (`ago`, `plural`) come from web/shared/markup.ts, written once for both.
-import { jsx, type Child } from "hono/jsx";
+import type { Child } from "hono/jsx";
+import { jsx } from "hono/jsx/jsx-runtime";
 import { ago, codeBlock, copyButton, type MarkupElement } from "../shared/markup.js";
 import type { ToolAnnotations } from "../../src/protocol/index.js";
 import type { ToolView } from "../../src/worker/registry/search.js";
@@ -139,7 +140,10 @@ export function CodeBlock(props: { id: string; label: string; code: string; lang
 /** Renders an element of web/shared/markup.ts. */
 export function Markup(props: { node: MarkupElement }): ReturnType<typeof jsx> {
   const { tag, attrs, children } = props.node;
-  return jsx(tag, attrs, ...children.map((c) => (typeof c === "string" ? c : <Markup node={c} />)));
+  return jsx(tag, {
+    ...attrs,
+    children: children.map((c) => (typeof c === "string" ? c : <Markup node={c} />)),
+  });
 }
 
 /** Sections that become tabs when scripts run (each child is a `<section data-tab="Label">`). */

@@ -4,7 +4,8 @@
 // switch). Every script carries the
 // response's CSP nonce (src/worker/http/security-headers.ts), provided by the route through `CspNonce`.
 import { raw } from "hono/html";
-import { createContext, useContext, type Child } from "hono/jsx";
+import type { Child } from "hono/jsx";
+import { createContext, useContext } from "./jsx-context.js";
 import { pageIndexing } from "./crawl.js";
 
 export type Section = "tools" | "publish" | "channels" | "docs" | "account";
