@@ -214,12 +214,42 @@ describe("calls", () => {
       },
     );
     expect(text(res)).toBe("done");
-    expect(progress).toEqual([
-      { progress: 0, total: 100, message: "at 0" },
-      { progress: 50, total: 100, message: "at 50" },
-      { progress: 100, total: 100, message: "at 100" },
-    ]);
+    // Each notification as the provider sent it, the values rising (MCP requires it): in order, all three;
+    // a frame a busy runtime delivers after a later one is not relayed, and the last (highest) always is.
+    const sent = [0, 50, 100].map((p) => ({ progress: p, total: 100, message: `at ${p}` }));
+    expect(progress.length).toBeGreaterThan(0);
+    for (const p of progress) expect(sent).toContainEqual(p);
+    const values = progress.map((p) => (p as { progress: number }).progress);
+    expect(values).toEqual([...values].sort((a, b) => a - b));
+    expect(new Set(values).size).toBe(values.length);
+    expect(values.at(-1)).toBe(100);
     expect(logs).toEqual([{ level: "warning", logger: "shop", data: { note: "careful" } }]);
+  });
+
+  it("passes on progress only when it rises: a repeated or lower value from the provider is not relayed", async () => {
+    const ch = await createChannel();
+    const provider = await connectProvider(ch, { tools: [echoTool()] });
+    provider.handler = async (call) => {
+      provider.send({ type: "progress", id: call.id, progress: 60, message: "most of it" });
+      await provider.flush();
+      provider.send({ type: "progress", id: call.id, progress: 60, message: "most of it, again" });
+      provider.send({ type: "progress", id: call.id, progress: 10, message: "a late frame" });
+      await provider.flush();
+      provider.send({ type: "progress", id: call.id, progress: 90, message: "nearly" });
+      await provider.flush();
+      provider.send({ type: "result", id: call.id, result: { content: [{ type: "text", text: "done" }] } });
+    };
+    const agent = await connectAgent(ch);
+    const progress: unknown[] = [];
+    const res = await agent.callTool(
+      { name: "echo", arguments: { text: "x" } },
+      { onprogress: (p) => progress.push(p) },
+    );
+    expect(text(res)).toBe("done");
+    expect(progress).toEqual([
+      { progress: 60, message: "most of it" },
+      { progress: 90, message: "nearly" },
+    ]);
   });
 
   it("fails a call at once when its provider disconnects mid-call", async () => {

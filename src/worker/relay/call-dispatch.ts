@@ -41,6 +41,8 @@ export interface FinishedCall {
 interface PendingCall {
   providerId: string;
   onProgress: CallRequest["onProgress"];
+  /** The last progress value passed on: MCP requires each notification's progress to increase. */
+  progress?: number;
   onLog: CallRequest["onLog"];
   finish: (outcome: CallOutcome) => void;
 }
@@ -145,9 +147,16 @@ export class CallDispatch {
     return true;
   }
 
-  /** Progress of a call, passed to its caller. */
+  /**
+   * Progress of a call, passed to its caller when it moved forward. MCP requires a call's progress to increase
+   * with each notification; a frame that does not (a provider repeating itself, or one overtaken on its way
+   * here, as a busy runtime can deliver a socket's frames) is not passed on: the caller already knows more.
+   */
   progress(provider: ProviderState, frame: Extract<ProviderFrame, { type: "progress" }>): void {
-    this.callOf(provider, frame.id)?.onProgress?.({
+    const call = this.callOf(provider, frame.id);
+    if (!call || (call.progress !== undefined && frame.progress <= call.progress)) return;
+    call.progress = frame.progress;
+    call.onProgress?.({
       progress: frame.progress,
       ...(frame.total !== undefined ? { total: frame.total } : {}),
       ...(frame.message ? { message: frame.message } : {}),
