@@ -13,6 +13,7 @@ import {
 } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { noJsonSchemaFormats } from "./esbuild-plugins.mjs";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -57,27 +58,6 @@ export const EXTENSION_FILES = [
 
 const browser = { platform: "browser", target: ["es2022"], minify: true };
 
-/**
- * @cfworker/json-schema's `format` checks (its format.js, ~1.7 KiB gzipped of regular expressions) left out of
- * the bridge's bundles: its validate.js imports `{ format }` from "./format.js", which resolves here to an
- * empty table, so `format` is an annotation, as JSON Schema 2020-12 says by default. src/bridge/validate.ts
- * (executeTool's input check) needs no more: a relayed call is checked by the hub, formats included. The
- * hub's Worker is bundled by wrangler and keeps them.
- */
-const noJsonSchemaFormats = {
-  name: "no-json-schema-formats",
-  setup(build) {
-    build.onResolve({ filter: /^\.\/format\.js$/ }, (args) =>
-      /[\\/]@cfworker[\\/]json-schema[\\/]/.test(args.importer)
-        ? { path: "@cfworker/json-schema/format.js", namespace: "no-json-schema-formats" }
-        : undefined,
-    );
-    build.onLoad({ filter: /.*/, namespace: "no-json-schema-formats" }, () => ({
-      contents: "export const format = {};",
-      loader: "js",
-    }));
-  },
-};
 /** The browser bundles that carry src/bridge's WebMCP registry (/bridge.js, the extension's MAIN world). */
 const bridgeBrowser = { ...browser, plugins: [noJsonSchemaFormats] };
 const node = { platform: "node", format: "esm", target: ["node20"], packages: "external" };

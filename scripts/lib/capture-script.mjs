@@ -6,29 +6,11 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { noJsonSchemaFormats } from "./esbuild-plugins.mjs";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const CAPTURE_ENTRY = join(ROOT, "src/cloud/page/capture.ts");
 export const CAPTURE_OUT = join(ROOT, "src/cloud/page/capture.generated.js");
-
-/**
- * @cfworker/json-schema's format checks left out, as in the bridge's bundles (scripts/lib/bundles.mjs says
- * why): the hub checked the call's arguments already.
- */
-const noJsonSchemaFormats = {
-  name: "no-json-schema-formats",
-  setup(build) {
-    build.onResolve({ filter: /^\.\/format\.js$/ }, (args) =>
-      /[\\/]@cfworker[\\/]json-schema[\\/]/.test(args.importer)
-        ? { path: "@cfworker/json-schema/format.js", namespace: "no-json-schema-formats" }
-        : undefined,
-    );
-    build.onLoad({ filter: /.*/, namespace: "no-json-schema-formats" }, () => ({
-      contents: "export const format = {};",
-      loader: "js",
-    }));
-  },
-};
 
 /** Builds the capture script; resolves with its size in bytes. The module is written whole, then renamed. */
 export async function buildCaptureScript({ log = (line) => console.log(line) } = {}) {
