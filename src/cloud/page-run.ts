@@ -12,7 +12,12 @@ import { definitionDigest } from "../protocol/digest.js";
 import { LIMITS, ToolDescriptorSchema, type ToolDescriptor } from "../protocol/index.js";
 import { TIMES } from "./config.js";
 import { excerpt, RunFailure, seconds, within } from "./failure.js";
-import { CAPTURE_KEY, type CaptureOutcome, type CapturedTool } from "./page/capture-api.js";
+import {
+  CAPTURE_KEY,
+  type CaptureOutcome,
+  type CapturedDefinition,
+  type CapturedTool,
+} from "./page/capture-api.js";
 import { CAPTURE_SCRIPT } from "./page/capture.generated.js";
 
 export interface PageGuard {
@@ -26,6 +31,11 @@ export interface SitePage {
   page: Page;
   url: string;
   guard: PageGuard;
+  /**
+   * The registrations whose definition matched the published digest, by tool name: a warm page's next call
+   * of the same registration runs in one step (callTool), with no new check.
+   */
+  checked: Map<string, { digest: string; token: number }>;
 }
 
 const allowedScheme = (url: string) => url.startsWith("data:") || url.startsWith("blob:");
@@ -46,7 +56,7 @@ export async function openPage(
   onPage: (p: SitePage) => void,
 ): Promise<SitePage> {
   const page = await context.newPage();
-  const p: SitePage = { page, url, guard: { errors: [] } };
+  const p: SitePage = { page, url, guard: { errors: [] }, checked: new Map() };
   onPage(p); // from here on, the caller closes it on failure
   await page.setRequestInterception(true);
   page.on("request", (req: HTTPRequest) => {
@@ -175,45 +185,58 @@ async function liveDigests(tool: ToolDescriptor): Promise<string[]> {
   return digests;
 }
 
-/** Throws `changed` unless the live tool's definition digest is the published one. */
+/**
+ * Throws `changed` unless the live tool's definition digest is the published one; notes the registration it
+ * checked in `p.checked` (callTool runs only that registration).
+ */
 export async function checkDefinition(
   p: SitePage,
   tool: string,
   digest: string,
   deadline: number,
 ): Promise<void> {
-  const tools = await capture<CapturedTool[]>(
+  p.checked.delete(tool);
+  const live = await capture<CapturedDefinition | null>(
     p,
-    "api.tools()",
+    `api.definition(${JSON.stringify(tool)})`,
     Math.max(0, deadline - Date.now()),
     () => new RunFailure("timeout", `The page ${p.url} did not answer in time.`),
   );
-  const live = tools.find((t) => t.name === tool);
   if (!live) throw new RunFailure("unregistered", `The page ${p.url} no longer registers the tool ${tool}.`);
-  const parsed = ToolDescriptorSchema.safeParse(live);
+  const parsed = ToolDescriptorSchema.safeParse(live.tool);
   if (!parsed.success || !(await liveDigests(parsed.data)).includes(digest))
     throw new RunFailure(
       "changed",
       `The tool ${tool} on ${p.url} differs from the definition the site published, so the hub did not call it. The site can publish its current definition.`,
     );
+  p.checked.set(tool, { digest, token: live.token });
 }
 
-/** Calls the tool; returns its CallToolResult. */
+/**
+ * Calls the registration of `tool` that checkDefinition checked against `digest`; returns its CallToolResult,
+ * or undefined without calling it when there is none (never checked, or checked against another digest) or
+ * the page registered the tool again or removed it since (then the caller checks again).
+ */
 export async function callTool(
   p: SitePage,
   tool: string,
+  digest: string,
   args: Record<string, unknown>,
   deadline: number,
-): Promise<Record<string, unknown>> {
+): Promise<Record<string, unknown> | undefined> {
+  const checked = p.checked.get(tool);
+  if (!checked || checked.digest !== digest) return undefined;
   const limit = Math.max(0, deadline - Date.now());
-  const outcome = await capture<CaptureOutcome>(
+  const outcome = await capture<CaptureOutcome | { stale: true }>(
     p,
-    `api.call(${JSON.stringify(tool)}, ${JSON.stringify(args)}, ${LIMITS.frameBytes})`,
+    `api.call(${JSON.stringify(tool)}, ${checked.token}, ${JSON.stringify(args)}, ${LIMITS.frameBytes})`,
     limit,
     () => new RunFailure("timeout", `The tool ${tool} did not answer within ${seconds(limit)}.`),
   );
-  if ("missing" in outcome)
-    throw new RunFailure("unregistered", `The page ${p.url} no longer registers the tool ${tool}.`);
+  if ("stale" in outcome) {
+    p.checked.delete(tool);
+    return undefined;
+  }
   if ("tooLarge" in outcome)
     throw new RunFailure(
       "too_large",

@@ -2,7 +2,8 @@
 // browser (site-browser.ts), its run slots and queue (site-queue.ts), its daily stats and browser-time budget
 // (daily-stats.ts), and its share of the hub-wide budget (ledger.ts). A run: budgets checked, a slot taken,
 // a warm page of the tool's page URL or a new one (page-run.ts), the tool awaited, its definition checked,
-// the tool called; any failure closes the page. The browser time a run used is counted against both budgets.
+// the tool called (on a warm page still holding the registration checked before: called at once, one step in
+// the page); any failure closes the page. The browser time a run used is counted against both budgets.
 import { DurableObject } from "cloudflare:workers";
 import type { CloudFailure, CloudRunRequest, CloudRunResponse } from "../protocol/index.js";
 import { runnerConfig, TIMES, type RunnerConfig } from "./config.js";
@@ -11,6 +12,9 @@ import { RunFailure } from "./failure.js";
 import { awaitTool, callTool, checkDefinition, openPage, type SitePage } from "./page-run.js";
 import { SiteBrowser } from "./site-browser.js";
 import { SiteQueue } from "./site-queue.js";
+
+/** How many times a run checks a tool the page registers again between its check and its call. */
+const RECHECKS = 3;
 
 export class SiteRunner extends DurableObject<Env> {
   private readonly config: RunnerConfig;
@@ -21,6 +25,8 @@ export class SiteRunner extends DurableObject<Env> {
   private ledger = { day: "", total: 0, at: 0 };
   private readonly pending = new Map<string, number>();
   private lastRunEnded = 0;
+  /** An alarm is set (by this instance): alarm() itself moves it on while runs keep coming. */
+  private alarmSet = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -59,7 +65,10 @@ export class SiteRunner extends DurableObject<Env> {
         browserMs = Date.now() - slotStarted;
         release();
         this.lastRunEnded = Date.now();
-        await this.ctx.storage.setAlarm(this.lastRunEnded + TIMES.idleMs);
+        if (!this.alarmSet) {
+          await this.ctx.storage.setAlarm(this.lastRunEnded + TIMES.idleMs);
+          this.alarmSet = true;
+        }
       }
     } catch (e) {
       const failure: CloudFailure = e instanceof RunFailure ? e.failure : "crashed";
@@ -87,9 +96,22 @@ export class SiteRunner extends DurableObject<Env> {
           this.browser.adopt(opened);
         });
       }
-      await awaitTool(p, request.tool, deadline);
-      await checkDefinition(p, request.tool, request.digest, deadline);
-      const result = await callTool(p, request.tool, request.arguments, deadline);
+      // A warm page whose registration of the tool was checked before: one step. Otherwise (or if the page
+      // registered the tool again since) wait for it, check it, call it; a page that keeps re-registering it
+      // between the check and the call is refused after a few tries.
+      let result = warm
+        ? await callTool(p, request.tool, request.digest, request.arguments, deadline)
+        : undefined;
+      for (let tries = 0; !result; tries++) {
+        if (tries === RECHECKS)
+          throw new RunFailure(
+            "changed",
+            `The page ${p.url} kept registering the tool ${request.tool} again while the hub checked it, so the hub did not call it.`,
+          );
+        await awaitTool(p, request.tool, deadline);
+        await checkDefinition(p, request.tool, request.digest, deadline);
+        result = await callTool(p, request.tool, request.digest, request.arguments, deadline);
+      }
       this.browser.giveBack(p);
       return { result, warm };
     } catch (e) {
@@ -140,9 +162,11 @@ export class SiteRunner extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
+    this.alarmSet = false;
     const now = Date.now();
     if (this.queue.counts.running > 0 || now - this.lastRunEnded < TIMES.idleMs) {
       await this.ctx.storage.setAlarm(Math.max(this.lastRunEnded, now) + TIMES.idleMs);
+      this.alarmSet = true;
       return;
     }
     await this.browser.rest();

@@ -78,4 +78,22 @@ describe("the runner calls a page's tool", () => {
     expect(second).toMatchObject({ ok: true, warm: true, result: { structuredContent: { calls: 2 } } });
     expect(await inspect("warm.test")).toMatchObject({ pages: 1, warm: 1, busy: 0, running: 0, queued: 0 });
   });
+
+  it("on a warm page that registered the tool again since: checked again, then called", async () => {
+    const first = await run("again.test", "/again.html", { arguments: {} });
+    const second = await run("again.test", "/again.html", { arguments: {} });
+    expect(first).toMatchObject({ ok: true, warm: false, result: { structuredContent: { calls: 1 } } });
+    expect(second).toMatchObject({ ok: true, warm: true, result: { structuredContent: { calls: 2 } } });
+  });
+
+  it("on a warm page that registered the tool again with another definition: changed, not called", async () => {
+    const first = await run("again-changed.test", "/again-changed.html", { arguments: {} });
+    const second = await run("again-changed.test", "/again-changed.html", { arguments: {} });
+    expect(first).toMatchObject({ ok: true, warm: false, result: { structuredContent: { calls: 1 } } });
+    expect(second).toMatchObject({ ok: false, failure: "changed" });
+    // The page that changed was closed; the next run opens a new one, whose first call is checked and runs.
+    expect(await inspect("again-changed.test")).toMatchObject({ pages: 0, busy: 0 });
+    const third = await run("again-changed.test", "/again-changed.html", { arguments: {} });
+    expect(third).toMatchObject({ ok: true, warm: false, result: { structuredContent: { calls: 1 } } });
+  });
 });

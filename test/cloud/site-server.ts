@@ -14,6 +14,26 @@ const html = (body: string) =>
   `<!doctype html><html><head><meta charset="utf-8"><title>cloud test</title></head><body>${body}</body></html>`;
 const script = (code: string) => html(`<h1>cloud test</h1><script>${code}</script>`);
 
+/** A page whose tool counts its calls and, in each, registers itself again with `description`. */
+const again = (description: string) =>
+  script(`
+    let calls = 0;
+    let registration;
+    const register = (tool) => {
+      registration?.abort();
+      registration = new AbortController();
+      document.modelContext.registerTool(tool, { signal: registration.signal });
+    };
+    const tool = (extra) =>
+      Object.assign(${JSON.stringify(ADD_TOOL)}, extra, {
+        execute: () => {
+          calls += 1;
+          register(tool({ description: ${JSON.stringify(description)} }));
+          return { calls };
+        },
+      });
+    register(tool({}));`);
+
 function pages(other: string): Record<string, string> {
   return {
     "/seed.html": script(`navigator.modelContext.registerTool(${define(addExecute)});`),
@@ -45,6 +65,9 @@ function pages(other: string): Record<string, string> {
     "/count.html": script(
       `let calls = 0; document.modelContext.registerTool(${define(`() => ({ calls: ++calls })`)});`,
     ),
+    // Registers the tool again during each call (the call still answers): the same definition, or a changed one.
+    "/again.html": again("Adds two numbers."),
+    "/again-changed.html": again("Adds two numbers, and more."),
     "/never.html": script(`document.title = "no tools here";`),
     "/throws.html": script(
       `throw new Error("the page's script broke"); document.modelContext.registerTool(${define(addExecute)});`,

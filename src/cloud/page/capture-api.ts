@@ -15,13 +15,30 @@ export interface CapturedTool {
 }
 
 /** How a call ended in the page: the tool's CallToolResult, or why there is none. */
-export type CaptureOutcome = { result: Record<string, unknown> } | { missing: true } | { tooLarge: number };
+export type CaptureOutcome = { result: Record<string, unknown> } | { tooLarge: number };
+
+/** A registered tool's definition and the token of exactly this registration (a new registration, a new token). */
+export interface CapturedDefinition {
+  tool: CapturedTool;
+  token: number;
+}
 
 export interface CaptureApi {
   /** The page's registered tools, its own document's (frames' tools are not run in the cloud). */
   tools(): CapturedTool[];
   /** Resolves true once a tool of this name is registered, false after `ms`. */
   wait(name: string, ms: number): Promise<boolean>;
-  /** Runs the tool; a result over `maxBytes` (UTF-8 JSON) never leaves the page. */
-  call(name: string, input: Record<string, unknown>, maxBytes: number): Promise<CaptureOutcome>;
+  /** The tool's definition now, with its registration's token; null if no such tool is registered. */
+  definition(name: string): CapturedDefinition | null;
+  /**
+   * Runs the tool if it is still the registration `token` names (what the runner checked); `{ stale: true }`
+   * without running it if the page registered it again or removed it since. A result over `maxBytes` (UTF-8
+   * JSON) never leaves the page.
+   */
+  call(
+    name: string,
+    token: number,
+    input: Record<string, unknown>,
+    maxBytes: number,
+  ): Promise<CaptureOutcome | { stale: true }>;
 }

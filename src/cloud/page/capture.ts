@@ -58,6 +58,20 @@ function describe(tool: RegisteredTool): CapturedTool {
 
 const ownTools = () => registry.list().filter((t) => t.frameOrigin === undefined);
 
+/** One token per registration: the registry keeps the object a registration made until it is removed. */
+const tokens = new WeakMap<RegisteredTool, number>();
+let lastToken = 0;
+function tokenOf(tool: RegisteredTool): number {
+  let token = tokens.get(tool);
+  if (token === undefined) tokens.set(tool, (token = ++lastToken));
+  return token;
+}
+
+const ownTool = (name: string) => {
+  const tool = registry.get(name);
+  return tool && tool.frameOrigin === undefined ? tool : undefined;
+};
+
 const api: CaptureApi = {
   tools: () => ownTools().map(describe),
   wait(name, ms) {
@@ -76,9 +90,13 @@ const api: CaptureApi = {
       registry.addEventListener(CHANGE_EVENT, check);
     });
   },
-  async call(name, input, maxBytes) {
-    const tool = registry.get(name);
-    if (!tool || tool.frameOrigin !== undefined) return { missing: true };
+  definition(name) {
+    const tool = ownTool(name);
+    return tool ? { tool: describe(tool), token: tokenOf(tool) } : null;
+  },
+  async call(name, token, input, maxBytes) {
+    const tool = ownTool(name);
+    if (!tool || tokenOf(tool) !== token) return { stale: true };
     let value: unknown;
     try {
       // Never aborted: a call that runs out of time ends with its page, which the runner closes.
