@@ -115,16 +115,26 @@ describe("/mcp/sites/<host>", () => {
     });
   }
 
+  // A tools/call reads the site with the tool (one D1 query), a tools/list the site alone: both answer alike.
+  const list = { jsonrpc: "2.0", id: 1, method: "tools/list" };
+  const call = {
+    jsonrpc: "2.0",
+    id: 2,
+    method: "tools/call",
+    params: { name: "lookup", arguments: { q: "x" } },
+  };
+
   it("answers an unknown site with 404 and a delisted one with 410", async () => {
-    await expectError(
-      await api("/mcp/sites/nowhere.example", {
-        method: "POST",
-        headers: { accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" },
-        json: { jsonrpc: "2.0", id: 1, method: "tools/list" },
-      }),
-      404,
-      "site_not_found",
-    );
+    for (const json of [list, call])
+      await expectError(
+        await api("/mcp/sites/nowhere.example", {
+          method: "POST",
+          headers: { accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" },
+          json,
+        }),
+        404,
+        "site_not_found",
+      );
     const gone = await verifiedSite();
     await publish(gone.host, gone.key, { tools: [lookup] });
     const delisted = await api(`/api/sites/${gone.host}/delist`, {
@@ -132,15 +142,16 @@ describe("/mcp/sites/<host>", () => {
       headers: { authorization: `Bearer ${gone.key}` },
     });
     expect(delisted.status).toBe(200);
-    await expectError(
-      await api(`/mcp/sites/${encodeURIComponent(gone.host)}`, {
-        method: "POST",
-        headers: { accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" },
-        json: { jsonrpc: "2.0", id: 1, method: "tools/list" },
-      }),
-      410,
-      "site_delisted",
-    );
+    for (const json of [list, call])
+      await expectError(
+        await api(`/mcp/sites/${encodeURIComponent(gone.host)}`, {
+          method: "POST",
+          headers: { accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" },
+          json,
+        }),
+        410,
+        "site_delisted",
+      );
   });
 
   it("stops listing a tool at once when the site republishes it without the flag", async () => {

@@ -48,7 +48,11 @@ export async function lookupCloudTool(
   name: string,
 ): Promise<CloudToolLookup> {
   // Looked up as if runs were on, so a tool the site marks cloud is told apart from one it does not.
-  const found = await cloudTool(db, site, name, true);
+  return underHubSwitch(env, await cloudTool(db, site, name, true));
+}
+
+/** A lookup made as if runs were on, refused `disabled` when the operator turned cloud runs off. */
+export function underHubSwitch(env: Env, found: CloudToolLookup): CloudToolLookup {
   if (found.ok && !cloudRunsOn(env)) return { ok: false, reason: "disabled", message: CLOUD_OFF_MESSAGE };
   return found;
 }

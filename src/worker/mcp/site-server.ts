@@ -18,12 +18,21 @@ import {
   type CallToolResult,
   type Tool,
 } from "@modelcontextprotocol/server";
-import { callInCloud } from "../cloud/call.js";
+import { LIMITS } from "../../protocol/index.js";
+import { callInCloud, underHubSwitch } from "../cloud/call.js";
 import { CLOUD_OFF_MESSAGE } from "../cloud/run.js";
 import type { Db } from "../db/client.js";
-import { cloudRunsOn, cloudTools, type CloudTool } from "../registry/cloud.js";
+import {
+  cloudRunsOn,
+  cloudTools,
+  siteAndCloudTool,
+  type CloudSite,
+  type CloudTool,
+  type CloudToolLookup,
+} from "../registry/cloud.js";
 import { DIGEST_META_KEY } from "../registry/export.js";
-import { getVerifiedSite, type SiteRow } from "../registry/sites.js";
+import { normalizeHost } from "../registry/origins.js";
+import { getVerifiedSite, listedSite } from "../registry/sites.js";
 import { META_PROVIDER } from "../relay/naming.js";
 import { META_TIMEOUT } from "./channel-server.js";
 import { serveStatelessMcp } from "./stateless.js";
@@ -45,7 +54,7 @@ export function siteCloudTools(tools: CloudTool[]): Tool[] {
 }
 
 /** Why none of a listed site's tools runs in the cloud now (null: those it marks cloud do). */
-function siteOff(env: Env, site: SiteRow): string | null {
+function siteOff(env: Env, site: CloudSite): string | null {
   if (!cloudRunsOn(env)) return CLOUD_OFF_MESSAGE;
   if (site.status !== "verified")
     return `${site.host}'s verification lapsed; its tools do not run in the cloud until it is verified again.`;
@@ -53,7 +62,13 @@ function siteOff(env: Env, site: SiteRow): string | null {
   return null;
 }
 
-function createSiteServer(env: Env, db: Db, site: SiteRow): Server {
+/** A tools/call request's tool and its lookup, read with the site (one D1 query for the whole call). */
+interface Prefetched {
+  name: string;
+  lookup: CloudToolLookup;
+}
+
+function createSiteServer(env: Env, db: Db, site: CloudSite, prefetched?: Prefetched): Server {
   const off = siteOff(env, site);
   const server = new Server(
     { name: "webmcp-hub-site", title: `${site.name ?? site.host} on webmcp-hub`, version: "0.1.0" },
@@ -70,14 +85,19 @@ function createSiteServer(env: Env, db: Db, site: SiteRow): Server {
   server.setRequestHandler("tools/call", async (request, ctx) => {
     const { name, arguments: args = {}, _meta } = request.params;
     const timeout = _meta?.[META_TIMEOUT];
-    const outcome = await callInCloud(env, db, {
-      site: site.host,
-      name,
-      arguments: args,
-      via: "public",
-      timeoutMs: typeof timeout === "number" ? timeout : undefined,
-      signal: ctx.mcpReq.signal,
-    });
+    const outcome = await callInCloud(
+      env,
+      db,
+      {
+        site: site.host,
+        name,
+        arguments: args,
+        via: "public",
+        timeoutMs: typeof timeout === "number" ? timeout : undefined,
+        signal: ctx.mcpReq.signal,
+      },
+      prefetched?.name === name ? underHubSwitch(env, prefetched.lookup) : undefined,
+    );
     if (outcome.unknownTool) {
       const names = (await listed()).map((t) => t.tool.name);
       throw new ProtocolError(
@@ -92,6 +112,30 @@ function createSiteServer(env: Env, db: Db, site: SiteRow): Server {
 
 /** Serves one request to /mcp/sites/<host>; throws 404 site_not_found or 410 site_delisted. */
 export async function handleSiteMcp(request: Request, env: Env, db: Db, host: string): Promise<Response> {
-  const site = await getVerifiedSite(db, host);
-  return serveStatelessMcp(request, () => createSiteServer(env, db, site));
+  const name = await calledTool(request);
+  if (name === undefined) {
+    const site = await getVerifiedSite(db, host);
+    return serveStatelessMcp(request, () => createSiteServer(env, db, site));
+  }
+  const { site, lookup } = await siteAndCloudTool(db, host, name);
+  const listed = listedSite(normalizeHost(host), site);
+  return serveStatelessMcp(request, () => createSiteServer(env, db, listed, { name, lookup }));
+}
+
+/**
+ * The tool a single tools/call request names (undefined for anything else, a batch, or a body too large or
+ * not JSON: those are left to the transport, which answers them). Read ahead so the call's site and tool
+ * come from one D1 query.
+ */
+async function calledTool(request: Request): Promise<string | undefined> {
+  const length = Number(request.headers.get("content-length") ?? NaN);
+  if (request.method !== "POST" || !(length > 0 && length <= LIMITS.mcpRequestBytes)) return undefined;
+  try {
+    const body: unknown = await request.clone().json();
+    if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
+    const { method, params } = body as { method?: unknown; params?: { name?: unknown } };
+    return method === "tools/call" && typeof params?.name === "string" ? params.name : undefined;
+  } catch {
+    return undefined;
+  }
 }

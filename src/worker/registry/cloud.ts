@@ -57,6 +57,7 @@ export type CloudToolLookup =
 
 interface CloudRow {
   host: string;
+  name: string | null;
   origin: string;
   status: "pending" | "verified" | "unverified";
   delisted_at: number | null;
@@ -64,6 +65,16 @@ interface CloudRow {
   cloud: number | null;
   digest: string | null;
   definition: string | null;
+}
+
+/** What the public endpoint needs of a site (mcp/site-server.ts), as the tool's lookup reads it too. */
+export interface CloudSite {
+  host: string;
+  name: string | null;
+  origin: string;
+  status: "pending" | "verified" | "unverified";
+  cloudEnabled: boolean;
+  delistedAt: number | null;
 }
 
 const HUB_OFF = "Cloud runs are turned off on this hub.";
@@ -76,14 +87,40 @@ export async function cloudTool(
   cloudRuns: boolean,
 ): Promise<CloudToolLookup> {
   if (!cloudRuns) return { ok: false, reason: "disabled", message: HUB_OFF };
+  return (await siteAndCloudTool(db, hostParam, name)).lookup;
+}
+
+/**
+ * The site (null: no verified or lapsed site of that host, pending ones included) and one of its tools'
+ * lookup, as cloudTool with runs on, in one D1 query: a call to /mcp/sites/<host> reads D1 once.
+ */
+export async function siteAndCloudTool(
+  db: Db,
+  hostParam: string,
+  name: string,
+): Promise<{ site: CloudSite | null; lookup: CloudToolLookup }> {
   const host = normalizeHost(hostParam);
-  const [row] = await db.all<CloudRow>(sql`SELECT s.host, s.origin, s.status, s.delisted_at, s.cloud_enabled,
-      t.cloud, t.digest,
+  const [row] = await db.all<CloudRow>(sql`SELECT s.host, s.name, s.origin, s.status, s.delisted_at,
+      s.cloud_enabled, t.cloud, t.digest,
       (SELECT j.value FROM manifest_versions mv, json_each(mv.manifest, '$.tools') j
         WHERE mv.host = s.host AND mv.version = s.current_version AND json_extract(j.value, '$.name') = ${name}
         LIMIT 1) AS definition
     FROM sites s LEFT JOIN tools t ON t.host = s.host AND t.name = ${name}
     WHERE s.host = ${host} AND s.status != 'pending'`);
+  const site: CloudSite | null = row
+    ? {
+        host: row.host,
+        name: row.name,
+        origin: row.origin,
+        status: row.status,
+        cloudEnabled: row.cloud_enabled === 1,
+        delistedAt: row.delisted_at,
+      }
+    : null;
+  return { site, lookup: await lookupOf(host, name, row) };
+}
+
+async function lookupOf(host: string, name: string, row: CloudRow | undefined): Promise<CloudToolLookup> {
   const refuse = (reason: CloudRefusalReason, message: string): CloudToolLookup => ({
     ok: false,
     reason,

@@ -385,6 +385,14 @@ export async function getVerifiedSite(db: Db, hostParam: string): Promise<SiteRo
   const row = await db.query.sites.findFirst({
     where: and(eq(sites.host, host), ne(sites.status, "pending")),
   });
+  return listedSite(host, row);
+}
+
+/** A site's row (undefined: none, or still pending), or getVerifiedSite's 404 site_not_found or 410 site_delisted. */
+export function listedSite<T extends { delistedAt: number | null }>(
+  host: string,
+  row: T | undefined | null,
+): T {
   if (!row) throw new HubError("site_not_found", `No verified site ${host} is listed.`);
   if (row.delistedAt !== null)
     throw new HubError(
