@@ -23,11 +23,21 @@ function workersPool(extra: { outboundService?: typeof cimdOutbound } = {}) {
     miniflare: {
       ...extra,
       // The hub's CLOUD service (wrangler.toml) is the cloud runner Worker, which this pool does not run: the
-      // binding answers as an absent runner does under wrangler dev (503), so a cloud run that passes the hub's
-      // checks ends "not available" here. test/e2e/cloud.test.ts runs the real runner and browser.
-      serviceBindings: {
-        CLOUD: () => new Response("cloud runs are not available in the Worker tests", { status: 503 }),
-      },
+      // binding is a stand-in whose `run` throws as an unreachable runner's does, so a cloud run that passes
+      // the hub's checks ends "not available" here. test/e2e/cloud.test.ts runs the real runner and browser.
+      workers: [
+        {
+          name: "cloud-runner-absent",
+          modules: true,
+          script: `import { WorkerEntrypoint } from "cloudflare:workers";
+            export default class extends WorkerEntrypoint {
+              run() { throw new Error("cloud runs are not available in the Worker tests"); }
+              fetch() { return new Response("cloud runs are not available in the Worker tests", { status: 503 }); }
+            }`,
+          compatibilityDate: "2026-04-20",
+        },
+      ],
+      serviceBindings: { CLOUD: "cloud-runner-absent" },
       ratelimits: {
         // Each binding is its own namespace here (miniflare 4 keys them by name).
         AGENT_CALLS: { simple: { limit: 1_000_000, period: 10 } },

@@ -16,56 +16,58 @@ const request: CloudRunRequest = {
   via: "public",
 };
 
-/** The env with CLOUD answering as `answer` does (the runner's side of the service binding). */
-const withRunner = (answer: (req: Request) => Response | Promise<Response>) =>
-  ({
-    ...env,
-    CLOUD: { fetch: (url: string, init: RequestInit) => answer(new Request(url, init)) },
-  }) as unknown as Env;
+/** The env with CLOUD answering as `answer` does (the runner's RPC method, protocol/cloud.ts CloudRunner). */
+const withRunner = (answer: (req: CloudRunRequest) => unknown) =>
+  ({ ...env, CLOUD: { run: async (req: CloudRunRequest) => answer(req) } }) as unknown as Env;
 
 describe("runInCloud", () => {
-  it("posts the request to the runner and passes its answer through", async () => {
+  it("calls the runner with the request and passes its answer through", async () => {
     let seen: unknown;
     const res = await runInCloud(
-      withRunner(async (req) => {
-        seen = { url: req.url, method: req.method, body: await req.json() };
-        return Response.json({ ok: true, result: { content: [] }, browserMs: 12, warm: true });
+      withRunner((req) => {
+        seen = req;
+        return { ok: true, result: { content: [] }, browserMs: 12, warm: true };
       }),
       request,
     );
-    expect(seen).toEqual({ url: "https://cloud.internal/run", method: "POST", body: request });
+    expect(seen).toEqual(request);
     expect(res).toEqual({ ok: true, result: { content: [] }, browserMs: 12, warm: true });
   });
 
-  it("makes an absent runner `disabled`, a failing one `crashed`, an unreachable one `disabled`", async () => {
-    const absent = await runInCloud(
-      withRunner(() => new Response("not found", { status: 503 })),
-      request,
-    );
+  it("makes a runner that cannot be reached or throws `disabled`, one that answers garbage `crashed`", async () => {
+    // The Worker tests' CLOUD: a fetch-only service with no `run` (as the dev registry with no runner).
+    const absent = await runInCloud(env, request);
     expect(absent).toMatchObject({ ok: false, failure: "disabled" });
-    const failing = await runInCloud(
-      withRunner(() => new Response("boom", { status: 500 })),
-      request,
-    );
-    expect(failing).toMatchObject({ ok: false, failure: "crashed" });
-    const garbled = await runInCloud(
-      withRunner(() => Response.json({ ok: "yes" })),
-      request,
-    );
-    expect(garbled).toMatchObject({ ok: false, failure: "crashed" });
-    const unreachable = await runInCloud(
+    expect(absent).toMatchObject({ message: expect.stringContaining("could not reach its cloud runner") });
+    const throwing = await runInCloud(
       withRunner(() => {
         throw new Error("connection refused");
       }),
       request,
     );
-    expect(unreachable).toMatchObject({ ok: false, failure: "disabled" });
+    expect(throwing).toMatchObject({ ok: false, failure: "disabled" });
+    expect(throwing).toMatchObject({ message: expect.stringContaining("connection refused") });
+    const garbled = await runInCloud(
+      withRunner(() => ({ ok: "yes" })),
+      request,
+    );
+    expect(garbled).toMatchObject({ ok: false, failure: "crashed" });
+  });
+
+  it("stops waiting when the caller gives up, or past the run's time and a grace, as `timeout`", async () => {
+    const never = withRunner(() => new Promise(() => {}));
+    const caller = new AbortController();
+    const pending = runInCloud(never, request, caller.signal);
+    caller.abort();
+    expect(await pending).toMatchObject({ ok: false, failure: "timeout" });
+    const short = await runInCloud(never, { ...request, timeoutMs: 1 });
+    expect(short).toMatchObject({ ok: false, failure: "timeout" });
   });
 
   it("asks no runner when the operator turned cloud runs off", async () => {
     let asked = false;
     const off = {
-      ...withRunner(() => ((asked = true), new Response())),
+      ...withRunner(() => ((asked = true), {})),
       CLOUD_RUNS: "off",
     } as unknown as Env;
     expect(await runInCloud(off, request)).toMatchObject({ ok: false, failure: "disabled" });

@@ -1,8 +1,9 @@
-// The hub's side of a cloud run: asks the runner Worker (service binding CLOUD, src/cloud) to run a published
-// tool on its published page in Cloudflare's browser, and turns the answer into what callers see: an MCP
-// CallToolResult whose isError text says what happened and what to do, and the status an audit row records.
-// The runner answers 200 with a CloudRunResponse for a result and for each failure; anything else (the runner
-// not deployed, not started, throwing) is a failure too, never an exception for the caller.
+// The hub's side of a cloud run: asks the runner Worker (service binding CLOUD, src/cloud; its RPC method
+// `run`, protocol/cloud.ts CloudRunner) to run a published tool on its published page in Cloudflare's browser,
+// and turns the answer into what callers see: an MCP CallToolResult whose isError text says what happened and
+// what to do, and the status an audit row records.
+// The runner answers a CloudRunResponse for a result and for each failure; anything else (the runner not
+// deployed, not started, throwing) is a failure too, never an exception for the caller.
 import {
   CallToolResultSchema,
   CloudRunResponseSchema,
@@ -12,10 +13,10 @@ import {
   type CloudFailure,
   type CloudRunRequest,
   type CloudRunResponse,
+  type CloudRunner,
 } from "../../protocol/index.js";
 import { cloudRunsOn } from "../registry/cloud.js";
 
-export const CLOUD_RUN_URL = "https://cloud.internal/run";
 /** How long past the run's own time limit the hub waits for the runner's answer before giving up. */
 const ANSWER_GRACE_MS = 5_000;
 
@@ -31,7 +32,8 @@ const failure = (kind: CloudFailure, message: string): CloudRunResponse => ({
 
 /**
  * Runs one call in the cloud; never throws: a runner that cannot be reached is a `disabled` or `crashed`
- * failure. `signal`: the caller gave up (the request to the runner is aborted; the answer is a `timeout`).
+ * failure. `signal`: the caller gave up (the hub stops waiting; the answer is a `timeout`, and the runner ends
+ * the run at its own deadline).
  */
 export async function runInCloud(
   env: Pick<Env, "CLOUD" | "CLOUD_RUNS">,
@@ -39,45 +41,38 @@ export async function runInCloud(
   signal?: AbortSignal,
 ): Promise<CloudRunResponse> {
   if (!cloudRunsOn(env)) return failure("disabled", CLOUD_OFF_MESSAGE);
-  let res: Response;
+  const waitMs = request.timeoutMs + ANSWER_GRACE_MS;
+  const gaveUp = AbortSignal.any([AbortSignal.timeout(waitMs), ...(signal ? [signal] : [])]);
+  let answer: unknown;
   try {
-    res = await env.CLOUD.fetch(CLOUD_RUN_URL, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(request),
-      signal: AbortSignal.any([
-        AbortSignal.timeout(request.timeoutMs + ANSWER_GRACE_MS),
-        ...(signal ? [signal] : []),
-      ]),
-    });
+    answer = await Promise.race([
+      (env.CLOUD as unknown as CloudRunner).run(request),
+      new Promise<never>((_, reject) => {
+        if (gaveUp.aborted) reject(gaveUp.reason);
+        gaveUp.addEventListener("abort", () => reject(gaveUp.reason), { once: true });
+      }),
+    ]);
   } catch (e) {
-    if (e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError"))
+    if (gaveUp.aborted)
       return failure(
         "timeout",
-        `The hub's cloud runner did not answer within ${Math.round((request.timeoutMs + ANSWER_GRACE_MS) / 1000)} s.`,
+        `The hub's cloud runner did not answer within ${Math.round(waitMs / 1000)} s.`,
       );
-    return failure("disabled", "Cloud runs are not available: the hub could not reach its cloud runner.");
-  }
-  const text = await res.text().catch(() => "");
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  const parsed = CloudRunResponseSchema.safeParse(body);
-  if (parsed.success) return parsed.data;
-  // Not the runner's answer: no runner bound or started (the local dev registry answers 503), or it failed.
-  if (res.status >= 500 && res.status !== 500)
+    // No runner bound or started (the local dev registry has none: the call throws), or it threw.
     return failure(
       "disabled",
-      `Cloud runs are not available: the hub's cloud runner is not running (it answered HTTP ${res.status}).`,
+      `Cloud runs are not available: the hub could not reach its cloud runner (${excerpt(e)}).`,
     );
+  }
+  const parsed = CloudRunResponseSchema.safeParse(answer);
+  if (parsed.success) return parsed.data;
   return failure(
     "crashed",
-    `The hub's cloud runner failed (HTTP ${res.status}) without saying why; the run did not finish.`,
+    "The hub's cloud runner answered something that is not a run's answer; the run did not finish.",
   );
 }
+
+const excerpt = (e: unknown) => String(e instanceof Error ? e.message : e).slice(0, 200);
 
 /** What happened, and what the caller can do, for each failure. */
 const ADVICE: Record<CloudFailure, string> = {
