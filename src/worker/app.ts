@@ -14,6 +14,7 @@ import { toolRoutes } from "./routes/tools.js";
 import { tryRoutes } from "./routes/try.js";
 import { channelRoutes, pairRoutes } from "./routes/channels.js";
 import { downloadRoutes } from "./routes/downloads.js";
+import { discoveryRoutes } from "./discovery/routes.js";
 import { mcpRoutes, relayRoutes } from "./routes/relay.js";
 import { accountRoutes } from "./routes/account.js";
 import { oauthRoutes } from "./oauth/routes.js";
@@ -65,6 +66,8 @@ export function createApp() {
   app.get("/healthz", (c) => c.json({ ok: true }));
   app.all("/mcp/registry", (c) => handleRegistryMcp(c.req.raw, c.var.db, cloudRunsOn(c.env)));
   app.all("/mcp/sites/:host", (c) => handleSiteMcp(c.req.raw, c.env, c.var.db, c.req.param("host")));
+  // The MCP Registry API, Server Cards, the ARD catalog (discovery/): before /mcp, whose card paths they add.
+  app.route("/", discoveryRoutes);
   app.route("/api/channels", channelRoutes);
   app.route("/api/pair", pairRoutes);
   app.route("/api/account", accountRoutes);
