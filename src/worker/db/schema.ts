@@ -29,6 +29,13 @@ export const sites = sqliteTable(
     verifyCheckedAt: integer("verify_checked_at", { mode: "number" }),
     /** The owner's switch for cloud runs of the whole site (its tools' `"cloud": true` stays published). */
     cloudEnabled: integer("cloud_enabled", { mode: "boolean" }).notNull().default(true),
+    /** The site's /.well-known/ai-catalog.json as last read (registry/site-catalog.ts): JSON, null when none. */
+    catalogEntries: text("catalog_entries"),
+    /** Why the catalog could not be used at its last read (null: read, or none served), and when that was. */
+    catalogError: text("catalog_error"),
+    catalogCheckedAt: integer("catalog_checked_at", { mode: "number" }),
+    /** The owner's choice of where a manifest refresh pulls from; null is /.well-known/webmcp.json. */
+    manifestSource: text("manifest_source"),
   },
   (t) => [
     index("sites_status_updated").on(t.status, t.updatedAt),
