@@ -20,6 +20,11 @@ export const SiteCloudBodySchema = z
   .strict();
 export type SiteCloudBody = z.infer<typeof SiteCloudBodySchema>;
 
+/** PUT /api/sites/:host/manifest-source: a WebMCP manifest the site's ai-catalog.json lists, or null. */
+export const SiteManifestSourceBodySchema = z
+  .object({ url: z.string({ message: "url must be a URL or null" }).max(2048).nullable() })
+  .strict();
+
 const Limit = z.coerce
   .number({ message: "limit must be a number" })
   .int("limit must be a whole number")

@@ -71,6 +71,10 @@ interface RawSite {
   verify_error: string | null;
   verify_checked_at: number | null;
   cloud_enabled: number;
+  catalog_entries: string | null;
+  catalog_error: string | null;
+  catalog_checked_at: number | null;
+  manifest_source: string | null;
 }
 
 function siteRowOf(r: RawSite): SiteRow {
@@ -92,5 +96,9 @@ function siteRowOf(r: RawSite): SiteRow {
     verifyError: r.verify_error,
     verifyCheckedAt: r.verify_checked_at,
     cloudEnabled: r.cloud_enabled === 1,
+    catalogEntries: r.catalog_entries,
+    catalogError: r.catalog_error,
+    catalogCheckedAt: r.catalog_checked_at,
+    manifestSource: r.manifest_source,
   };
 }

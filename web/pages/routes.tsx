@@ -14,6 +14,7 @@ import { searchTools, siteTools } from "../../src/worker/registry/search.js";
 import { getVerifiedSite, listSites, siteView } from "../../src/worker/registry/sites.js";
 import { cloudContextOf, flaggedCloudTools } from "../../src/worker/registry/cloud.js";
 import { cloudStats } from "../../src/worker/registry/cloud-stats.js";
+import { siteCatalogView } from "../../src/worker/registry/site-catalog.js";
 import { ChannelsPage } from "./channels.js";
 import { SignInPage } from "./account-signin.js";
 import { AccountPage } from "./account.js";
@@ -187,7 +188,7 @@ pageRoutes.get("/sites/:host", async (c) => {
     // The owner's view: the cloud switch, which tools say "cloud": true, and the runner's counts.
     owns
       ? Promise.all([flaggedCloudTools(db, site.host), cloudStats(c.env, site.host)]).then(
-          ([flagged, stats]) => ({ flagged, stats, runs: cloud.runs }),
+          ([flagged, stats]) => ({ flagged, stats, runs: cloud.runs, catalog: siteCatalogView(site) }),
         )
       : null,
   ]);

@@ -2,11 +2,14 @@
 // and a diff between any two versions (chosen with a plain GET form, so it works without JavaScript). Each
 // current tool's definition digest is listed (folded away: most readers need it only to compare or pin one).
 // Tools the hub runs with no tab open are named with the site's cloud endpoint; the signed-in owner also sees
-// the site's cloud switch (/assets/site-owner.js) and the runner's daily counts of cloud calls and failures.
+// the site's cloud switch (/assets/site-owner.js) and the runner's daily counts of cloud calls and failures,
+// and where a manifest refresh pulls from: /.well-known/webmcp.json or a WebMCP manifest the site's own
+// ai-catalog.json lists (registry/site-catalog.ts).
 import type { ToolView } from "../../src/worker/registry/search.js";
 import type { SiteView } from "../../src/worker/registry/sites.js";
 import type { ManifestVersionView } from "../../src/worker/registry/manifests.js";
 import type { CloudDayStats } from "../../src/worker/registry/cloud-stats.js";
+import type { SiteCatalogView } from "../../src/worker/registry/site-catalog.js";
 import {
   Ago,
   CodeBlock,
@@ -60,6 +63,8 @@ export interface SiteOwnerView {
   stats: CloudDayStats[] | null;
   /** False when cloud runs are off for the whole hub. */
   runs: boolean;
+  /** The site's ai-catalog.json as last read and the chosen manifest source. */
+  catalog?: SiteCatalogView | undefined;
 }
 
 export function SitePage(p: SiteProps) {
@@ -176,11 +181,18 @@ export function SitePage(p: SiteProps) {
             )}
           </details>
         ) : null}
+        {s.status === "verified" ? (
+          <p class="meta" id="hub-catalog">
+            <a href={`${base}/ai-catalog.json`}>This site's AI Catalog on the hub</a>: link it from your own{" "}
+            <code>/.well-known/ai-catalog.json</code> as a nested catalog entry.
+          </p>
+        ) : null}
       </section>
 
       {canAdd ? <AddToChannel site={s} tools={p.tools} choose /> : null}
 
       {p.owner ? <CloudRuns site={s} owner={p.owner} /> : null}
+      {p.owner?.catalog ? <ManifestSource view={p.owner.catalog} now={p.now} /> : null}
 
       {p.versions.length ? (
         <section aria-labelledby="history-title">
@@ -355,6 +367,100 @@ function CloudRuns(props: { site: SiteView; owner: SiteOwnerView }) {
           </table>
         </div>
       )}
+    </section>
+  );
+}
+
+/** The owner's choice of manifest source among /.well-known/webmcp.json and their catalog's WebMCP entries. */
+function ManifestSource(props: { view: SiteCatalogView; now: number }) {
+  const { manifestSource: chosen, catalog, host } = props.view;
+  const sources = catalog.entries.filter((e) => e.kind === "webmcp");
+  const servers = catalog.entries.filter((e) => e.kind === "mcp");
+  const path = (url: string) => new URL(url).pathname;
+  return (
+    <section aria-labelledby="source-title" class="panel" id="manifest-source">
+      <h2 id="source-title">Manifest source</h2>
+      <p>
+        Where the hub pulls your manifest from when you refresh it: <code>/.well-known/webmcp.json</code>, or
+        a WebMCP manifest your <a href={catalog.url}>/.well-known/ai-catalog.json</a> lists. The catalog was{" "}
+        {catalog.checkedAt ? (
+          <>
+            read <Ago iso={catalog.checkedAt} now={props.now} />
+          </>
+        ) : (
+          "not read yet"
+        )}
+        {catalog.checkedAt && !catalog.error && !catalog.entries.length && !catalog.ignored.length
+          ? ": it lists no WebMCP manifest."
+          : "."}
+      </p>
+      {catalog.error ? (
+        <Notice kind="error">Your ai-catalog.json could not be used: {catalog.error}</Notice>
+      ) : null}
+      {chosen && !sources.some((e) => e.url === chosen) ? (
+        <Notice kind="info">
+          Your chosen source {chosen} is no longer in your catalog; refreshes pull from it until you choose
+          another.
+        </Notice>
+      ) : null}
+      <form id="source-form" class="stack" data-host={host}>
+        <fieldset>
+          <legend>Pull the manifest from</legend>
+          <div class="field check">
+            <input type="radio" id="source-default" name="source" value="" checked={!chosen} />
+            <label for="source-default">
+              <code>/.well-known/webmcp.json</code> (default)
+            </label>
+          </div>
+          {sources.map((e, i) => (
+            <div class="field check">
+              <input type="radio" id={`source-${i}`} name="source" value={e.url} checked={chosen === e.url} />
+              <label for={`source-${i}`}>
+                <code>{path(e.url)}</code>
+                {e.displayName ? ` ${e.displayName}` : ""}
+                {e.version ? ` (version ${e.version})` : ""}
+              </label>
+            </div>
+          ))}
+        </fieldset>
+        <p class="actions">
+          <button type="submit" class="btn small" disabled data-needs-js>
+            Use this source
+          </button>{" "}
+          <button type="button" class="btn small" id="manifest-pull" disabled data-needs-js>
+            Pull the manifest now
+          </button>{" "}
+          <button type="button" class="btn small" id="catalog-read" disabled data-needs-js>
+            Read my ai-catalog.json now
+          </button>
+        </p>
+        <p id="source-status" class="meta" role="status"></p>
+      </form>
+      {servers.length ? (
+        <>
+          <h3>MCP servers in your catalog</h3>
+          <ul>
+            {servers.map((e) => (
+              <li>
+                <code>{path(e.url)}</code> {e.displayName ?? e.identifier} ({e.type}): not a manifest source.
+                It describes a remote MCP server, not the WebMCP tools of your pages.
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+      {catalog.ignored.length ? (
+        <details>
+          <summary>{plural(catalog.ignored.length, "catalog entry", "catalog entries")} not used</summary>
+          <ul>
+            {catalog.ignored.map((e) => (
+              <li>
+                <code>{e.identifier}</code>: {e.reason}
+              </li>
+            ))}
+          </ul>
+        </details>
+      ) : null}
     </section>
   );
 }

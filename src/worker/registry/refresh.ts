@@ -1,4 +1,5 @@
-// Pulls a site's manifest from https://HOST/.well-known/webmcp.json and publishes it as a new version.
+// Pulls a site's manifest from https://HOST/.well-known/webmcp.json, or the source its owner chose from the
+// site's ai-catalog.json (site-catalog.ts), and publishes it as a new version.
 // A site that cannot serve it (unreachable, slow, redirecting, too big, wrong type) is upstream_failed (502).
 import { LIMITS } from "../../protocol/index.js";
 import type { Db } from "../db/client.js";
@@ -25,7 +26,7 @@ export async function refreshManifest(
   now: number,
   opts: RefreshOptions = {},
 ): Promise<PublishResult> {
-  const url = site.origin + MANIFEST_WELL_KNOWN_PATH;
+  const url = site.manifestSource ?? site.origin + MANIFEST_WELL_KNOWN_PATH;
   const { text } = await fetchSiteText(url, {
     maxBytes: LIMITS.manifestBytes,
     timeoutMs: opts.timeoutMs ?? LIMITS.outboundFetchTimeoutMs,

@@ -15,9 +15,12 @@
 //   "Verification lapsed: <reason>, <when>". Its publisher key keeps working: a successful republish restores it.
 // - A site verified before tokens were kept has no proof on record: it is skipped (checked_at moves on) and
 //   stays verified until its owner verifies again.
+// - A site that passes has its ai-catalog.json read again (site-catalog.ts) in the same bounded batch; what
+//   the catalog holds never changes the outcome of the check.
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { HubError } from "../http/errors.js";
+import { readSiteCatalog } from "./site-catalog.js";
 import { checkOwnershipProof, type ProofContext, type VerificationMethod } from "./verify.js";
 
 /** wrangler.toml [triggers]: this schedule re-verifies sites; any other (the daily one) runs the maintenance. */
@@ -110,6 +113,9 @@ async function recheck(db: Db, site: DueSite, now: number, proof: ProofContext):
     await db.run(sql`UPDATE sites SET verify_failures = 0, verify_error = NULL, verify_checked_at = ${now},
         status = 'verified' ${restored ? sql`, updated_at = ${now}` : sql``}
       WHERE host = ${site.host} AND status = ${site.status}`);
+    await readSiteCatalog(db, site, now, proof).catch((e) =>
+      console.warn(`catalog of ${site.host}: ${String(e)}`),
+    );
     return restored ? "restored" : "passed";
   }
   const failures = site.verify_failures + 1;

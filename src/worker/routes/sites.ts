@@ -6,6 +6,7 @@ import {
   ManifestVersionParamsSchema,
   RegisterSiteBodySchema,
   SiteCloudBodySchema,
+  SiteManifestSourceBodySchema,
   SiteListParamsSchema,
   VerifySiteBodySchema,
   ExportParamsSchema,
@@ -37,6 +38,7 @@ import {
   publishManifest,
 } from "../registry/manifests.js";
 import { refreshManifest } from "../registry/refresh.js";
+import { readSiteCatalog, setManifestSource } from "../registry/site-catalog.js";
 import { siteTools } from "../registry/search.js";
 import { cloudContextOf, cloudEndpoint } from "../registry/cloud.js";
 import { exportTools } from "../registry/export.js";
@@ -124,6 +126,12 @@ siteRoutes.post("/:host/verify", async (c) => {
     (await currentAccount(c))?.id ?? null,
   );
   pushLater(c, result.site.host);
+  // What the site's ai-catalog.json offers as manifest sources, read after the answer (site-catalog.ts).
+  c.executionCtx.waitUntil(
+    readSiteCatalog(c.var.db, result.site, c.var.now, { allowPrivate: ALLOW_PRIVATE_ORIGINS }).catch((e) =>
+      console.warn(`catalog of ${result.site.host}: ${String(e)}`),
+    ),
+  );
   return c.json({
     site: result.site,
     publisherKey: result.publisherKey,
@@ -177,6 +185,20 @@ siteRoutes.put("/:host/cloud", async (c) => {
   return c.json({ site: siteView(site) });
 });
 
+// Where a manifest refresh pulls from: a WebMCP manifest the site's ai-catalog.json lists, or null for
+// /.well-known/webmcp.json; and reading that catalog again on demand.
+siteRoutes.put("/:host/manifest-source", async (c) => {
+  const owned = await publisherOrOwner(c);
+  const { url } = await readJson(c, SiteManifestSourceBodySchema);
+  return c.json(await setManifestSource(c.var.db, owned, url));
+});
+
+siteRoutes.post("/:host/catalog/refresh", async (c) => {
+  const site = await publisherOrOwner(c);
+  const { ALLOW_PRIVATE_ORIGINS: allowPrivate } = c.var.settings;
+  return c.json(await readSiteCatalog(c.var.db, site, c.var.now, { allowPrivate }));
+});
+
 siteRoutes.post("/:host/keys", async (c) => {
   const site = await authenticatePublisher(c.var.db, c.req.param("host"), c.req.header("authorization"));
   const publisherKey = await rotatePublisherKey(c.var.db, site, c.var.now);
@@ -196,7 +218,7 @@ siteRoutes.put("/:host/manifest", async (c) => {
 });
 
 siteRoutes.post("/:host/manifest/refresh", async (c) => {
-  const site = await authenticatePublisher(c.var.db, c.req.param("host"), c.req.header("authorization"));
+  const site = await publisherOrOwner(c);
   const result = await refreshManifest(c.var.db, site, c.var.settings.ALLOW_PRIVATE_ORIGINS, c.var.now);
   await restoreListing(c.var.db, site, c.var.now);
   pushLater(c, site.host);
