@@ -15,8 +15,9 @@
 //   channel's name is its owner's and private, so the card never carries it; its name is the hub's
 //   `<hub reversed>/channel` (one kind of server; the endpoint URL tells channels apart).
 // - supportedProtocolVersions: what the endpoints negotiate, 2026-07-28 and the SDK's 2025-era list.
-// - A site's card `version` is its manifest version, as its server.json's; its title is the one its MCP
-//   server reports (`<site name> on webmcp-hub`); `websiteUrl` is the site's origin.
+// - A card says what the server's server.json says (server-json.ts: name, version = the manifest version,
+//   title = the manifest's name, description, websiteUrl = the site's origin) plus the remote's protocol
+//   versions and headers and the hub's facts under `_meta`.
 import { Hono } from "hono";
 import { cors } from "hono/cors";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
@@ -114,23 +115,27 @@ export async function cloudSite(db: Db, env: object, hostParam: string): Promise
 /** A site server's version: its manifest version, as its server.json says. */
 export const siteServerVersion = (row: Pick<CloudSiteRow, "version">) => String(row.version ?? 0);
 
-/** `text` within the card's 100-character limit (code points; `…` marks a cut). */
-const clip = (text: string) => ([...text].length > 100 ? [...text].slice(0, 99).join("") + "…" : text);
+/** `text` with its spaces collapsed, within the card's 100-character limit (code points; `…` marks a cut). */
+function clip(text: string): string {
+  const chars = [...text.replace(/\s+/g, " ").trim()];
+  return chars.length > 100 ? chars.slice(0, 99).join("").trimEnd() + "…" : chars.join("");
+}
 
 function card(
   name: string,
   version: string,
-  title: string,
+  title: string | null,
   description: string,
   websiteUrl: string,
   remote: Record<string, unknown>,
   meta: Record<string, unknown>,
 ) {
+  const shown = title && clip(title);
   return {
     $schema: SCHEMA,
     name,
     version,
-    title: clip(title),
+    ...(shown && { title: shown }),
     description: clip(description),
     websiteUrl,
     remotes: [{ type: "streamable-http", ...remote, supportedProtocolVersions: PROTOCOL_VERSIONS }],
@@ -143,8 +148,8 @@ export function registryCard(hub: string) {
     serverNameOf(new URL(hub).host, REGISTRY_SERVER_PART),
     "0.1.0",
     "webmcp-hub marketplace",
-    "Search the webmcp-hub marketplace: WebMCP tools and the verified sites that publish them.",
-    hub,
+    "Search the WebMCP tools websites publish on this hub, and the sites' cloud MCP servers.",
+    `${hub}/`,
     { url: `${hub}/mcp/registry` },
     { kind: "registry", catalog: `${hub}/.well-known/ai-catalog.json`, registryApi: `${hub}/v0.1/servers` },
   );
@@ -154,8 +159,8 @@ export function siteCard(hub: string, row: CloudSiteRow) {
   return card(
     serverNameOf(row.host),
     siteServerVersion(row),
-    `${row.name ?? row.host} on webmcp-hub`,
-    row.description || `Tools of ${row.host}, run by webmcp-hub in its own browser.`,
+    row.name,
+    clip(row.description ?? "") || `WebMCP tools of ${row.host}, run by webmcp-hub in its browser`,
     row.origin,
     { url: cloudEndpoint(hub, row.host) },
     {
