@@ -185,6 +185,11 @@ describe("reading a site's ai-catalog.json", () => {
     await site.o.setRoutes({ [CATALOG]: { body: catalogOf(site.origin), headers: catalogType } });
     const view = (await (await readCatalog(site.host, site.auth)).json()) as any;
     expect(view.catalog).toMatchObject({ error: null, entries: expectedEntries(site.origin) });
+    // A site that cannot be reached keeps what was read before; only the reason is new.
+    await site.o.setRoutes({ [CATALOG]: { hangUp: "before-headers" } });
+    const down = (await (await readCatalog(site.host, site.auth)).json()) as any;
+    expect(down.catalog.error).toContain("could not be reached");
+    expect(down.catalog.entries).toEqual(expectedEntries(site.origin));
   });
 
   it("on the hourly re-check of a site that still proves ownership, and a broken catalog never fails the check", async () => {
