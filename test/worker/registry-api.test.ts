@@ -322,6 +322,26 @@ describe("GET /v0.1/servers", () => {
     ).toBe(since.servers.length);
   });
 
+  it("an owner's cloud switch shows to updated_since: on again is active, off again is deleted", async () => {
+    const entryOf = async (since: string) =>
+      (await get<List>(`/v0.1/servers?updated_since=${since}&version=latest&limit=100`)).servers.find(
+        (e) => e.server.name === name(switched),
+      );
+    const cloud = (enabled: boolean) =>
+      api(`/api/sites/${switched.host}/cloud`, { method: "PUT", json: { enabled }, ...owner(switched) });
+    let before = new Date().toISOString();
+    expect((await cloud(true)).status).toBe(200);
+    expect((await entryOf(before))?._meta[OFFICIAL].status).toBe("active");
+    before = new Date().toISOString();
+    expect((await cloud(false)).status).toBe(200);
+    const off = (await entryOf(before))!._meta[OFFICIAL];
+    expect(off).toMatchObject({
+      status: "deleted",
+      statusMessage: expect.stringContaining("turned cloud runs off"),
+    });
+    expect(Date.parse(off.statusChangedAt)).toBeGreaterThanOrEqual(Date.parse(before));
+  });
+
   it("answers bad parameters as the official API does", async () => {
     await problem("/v0.1/servers?cursor=not-a-cursor", 400, "Invalid cursor parameter");
     expect(await problem("/v0/servers?cursor=eyJ2IjoxfQ", 400, "Invalid cursor parameter")).toEqual({

@@ -347,12 +347,21 @@ export async function relistSite(db: Db, site: SiteRow, now: number): Promise<Si
   return row ?? site;
 }
 
-/** The owner's switch: cloud runs of the site's tools on or off (read per call, so it applies at once). */
-export async function setSiteCloud(db: Db, site: SiteRow, enabled: boolean): Promise<SiteRow> {
+/**
+ * The owner's switch: cloud runs of the site's tools on or off (read per call, so it applies at once). It bumps
+ * updated_at: the site's server in the MCP Registry API (discovery/) turns active or deleted, which mirrors
+ * syncing with updated_since must see.
+ */
+export async function setSiteCloud(
+  db: Db,
+  site: SiteRow,
+  enabled: boolean,
+  now = Date.now(),
+): Promise<SiteRow> {
   if (site.cloudEnabled === enabled) return site;
   const [row] = await db
     .update(sites)
-    .set({ cloudEnabled: enabled })
+    .set({ cloudEnabled: enabled, updatedAt: now })
     .where(eq(sites.host, site.host))
     .returning();
   return row ?? site;
