@@ -11,11 +11,12 @@
 //   next pages with `&cursor=<metadata.nextCursor as is, not URL-encoded>` while nextCursor is truthy; a
 //   server's details with `GET {url}/v0.1/servers/${encodeURIComponent(name)}/versions/latest`. No headers.
 // Then an MCP SDK client connects to the chosen server's `remotes[0].url`, as VS Code does once installed.
-import { env, SELF } from "cloudflare:test";
+import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
 import { Validator, type Schema } from "@cfworker/json-schema";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { beforeAll, describe, expect, it } from "vitest";
 import serverSchema from "../fixtures/discovery/server.schema.json";
+import { createApp } from "../../src/worker/app.js";
 import { serverNameOf } from "../../src/worker/discovery/names.js";
 import { api, BASE, publish, tool, verifiedSite } from "./helpers.js";
 
@@ -382,6 +383,32 @@ describe("GET /v0.1/servers", () => {
     });
     expect(res.status).toBe(204);
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
+  });
+});
+
+describe("CLOUD_RUNS=off", () => {
+  it("lists only the hub's registry server; with include_deleted every site as deleted, saying cloud runs are off", async () => {
+    const off = { ...env, CLOUD_RUNS: "off" } as unknown as Env;
+    const app = createApp();
+    const getOff = async (path: string) => {
+      const ctx = createExecutionContext();
+      const res = await app.fetch(new Request(BASE + path), off, ctx);
+      await waitOnExecutionContext(ctx);
+      expect(res.status).toBe(200);
+      const list = (await res.json()) as List;
+      list.servers.forEach(checkEntry);
+      return list.servers;
+    };
+    expect((await getOff("/v0.1/servers?limit=100")).map((e) => e.server.name)).toEqual([HUB_NAME]);
+    const all = await getOff("/v0.1/servers?limit=100&include_deleted=true&version=latest");
+    const shopEntry = all.find((e) => e.server.name === name(shop))!;
+    expect(shopEntry._meta[OFFICIAL]).toMatchObject({
+      status: "deleted",
+      statusMessage: "Cloud runs are turned off on this hub.",
+    });
+    expect(all.filter((e) => e._meta[OFFICIAL].status === "active").map((e) => e.server.name)).toEqual([
+      HUB_NAME,
+    ]);
   });
 });
 
