@@ -169,6 +169,33 @@ export interface SiteCloudView {
   site: SiteSummary & { cloudEnabled: boolean };
 }
 
+/** A WebMCP manifest (may be the manifest source) or MCP server (listed only) a site's ai-catalog.json lists. */
+export interface SiteCatalogEntry {
+  identifier: string;
+  type: string;
+  url: string;
+  kind: "webmcp" | "mcp";
+  displayName?: string | undefined;
+  description?: string | undefined;
+  version?: string | undefined;
+  updatedAt?: string | undefined;
+}
+
+/** PUT /api/sites/:host/manifest-source and POST /api/sites/:host/catalog/refresh. */
+export interface SiteCatalogView {
+  host: string;
+  /** Where a manifest refresh pulls from; null is the default, /.well-known/webmcp.json. */
+  manifestSource: string | null;
+  catalog: {
+    url: string;
+    checkedAt: string | null;
+    /** Why the last read could not be used; null when it was read or the site serves none. */
+    error: string | null;
+    entries: SiteCatalogEntry[];
+    ignored: Array<{ identifier: string; reason: string }>;
+  };
+}
+
 /** PUT /api/sites/:host/manifest */
 export interface PublishResultView {
   host: string;

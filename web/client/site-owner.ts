@@ -3,8 +3,7 @@
 // PUT /api/sites/:host/cloud through the session, and says what changed in the section's live region. The
 // manifest source: PUT …/manifest-source with the chosen radio, POST …/manifest/refresh to pull now, and
 // POST …/catalog/refresh to read the site's ai-catalog.json again (the page reloads to list what it offers).
-import type { PublishResultView, SiteCloudView } from "../../src/protocol/views.js";
-import type { SiteCatalogView } from "../../src/worker/registry/site-catalog.js";
+import type { PublishResultView, SiteCatalogView, SiteCloudView } from "../../src/protocol/views.js";
 import { api } from "./lib/api.js";
 import { $, messageOf } from "./lib/dom.js";
 

@@ -9,7 +9,7 @@ import type { ToolView } from "../../src/worker/registry/search.js";
 import type { SiteView } from "../../src/worker/registry/sites.js";
 import type { ManifestVersionView } from "../../src/worker/registry/manifests.js";
 import type { CloudDayStats } from "../../src/worker/registry/cloud-stats.js";
-import type { SiteCatalogView } from "../../src/worker/registry/site-catalog.js";
+import type { SiteCatalogView } from "../../src/protocol/views.js";
 import {
   Ago,
   CodeBlock,

@@ -21,6 +21,7 @@
 import { eq } from "drizzle-orm";
 import * as z from "zod";
 import { LIMITS } from "../../protocol/index.js";
+import type { SiteCatalogEntry, SiteCatalogView } from "../../protocol/views.js";
 import type { Db } from "../db/client.js";
 import { sites } from "../db/schema.js";
 import { HubError } from "../http/errors.js";
@@ -61,41 +62,9 @@ const CatalogEntrySchema = z.object({
 
 const CatalogSchema = z.object({ entries: z.array(z.unknown()) });
 
-export interface SiteCatalogEntry {
-  identifier: string;
-  type: string;
-  url: string;
-  /** webmcp: may be chosen as the manifest source; mcp: an MCP server, listed only. */
-  kind: "webmcp" | "mcp";
-  displayName?: string | undefined;
-  description?: string | undefined;
-  version?: string | undefined;
-  updatedAt?: string | undefined;
-}
-
-export interface IgnoredCatalogEntry {
-  identifier: string;
-  reason: string;
-}
-
 interface StoredCatalog {
   entries: SiteCatalogEntry[];
-  ignored: IgnoredCatalogEntry[];
-}
-
-/** PUT …/manifest-source and POST …/catalog/refresh answer this; the owner's page shows it. */
-export interface SiteCatalogView {
-  host: string;
-  /** Where a manifest refresh pulls from; null is the default, /.well-known/webmcp.json. */
-  manifestSource: string | null;
-  catalog: {
-    url: string;
-    checkedAt: string | null;
-    /** Why the last read could not be used; null when it was read or the site serves none. */
-    error: string | null;
-    entries: SiteCatalogEntry[];
-    ignored: IgnoredCatalogEntry[];
-  };
+  ignored: SiteCatalogView["catalog"]["ignored"];
 }
 
 export function siteCatalogView(
@@ -130,7 +99,7 @@ export function parseSiteCatalog(text: string, catalogUrl: string): StoredCatalo
   if (!catalog.success) throw new Error("it is not an AI Catalog: it needs an `entries` array");
   const origin = new URL(catalogUrl).origin;
   const entries: SiteCatalogEntry[] = [];
-  const ignored: IgnoredCatalogEntry[] = [];
+  const ignored: StoredCatalog["ignored"] = [];
   const ignore = (identifier: string, reason: string) => {
     if (ignored.length < ENTRIES_MAX) ignored.push({ identifier, reason });
   };
