@@ -9,7 +9,17 @@ import worker from "../../src/worker/index.js";
 import { CATALOG_MAX_BYTES } from "../../src/worker/registry/site-catalog.js";
 import { REVERIFY_CRON, REVERIFY_INTERVAL_MS } from "../../src/worker/registry/reverify.js";
 import { signedInAccount } from "./account-helpers.js";
-import { api, BASE, expectError, fakeOrigin, register, tool, verifiedSite, verify } from "./helpers.js";
+import {
+  api,
+  BASE,
+  expectError,
+  fakeOrigin,
+  publish,
+  register,
+  tool,
+  verifiedSite,
+  verify,
+} from "./helpers.js";
 
 const CATALOG = "/.well-known/ai-catalog.json";
 const catalogType = { "content-type": "application/ai-catalog+json" };
@@ -340,12 +350,16 @@ describe("the site page", () => {
     expect(mine).toContain("Read my ai-catalog.json now");
     expect(mine).toContain("/assets/site-owner.js");
 
+    // The hub's catalog page for the site exists only while a tool of it runs in the cloud: linked then.
     const catalogLink = `href="${path}/ai-catalog.json"`;
+    expect(mine).not.toContain(catalogLink);
+    const cloudTool = tool("books", { annotations: { readOnlyHint: true }, pages: ["/"], cloud: true });
+    expect((await publish(site.host, site.key, { tools: [cloudTool] })).status).toBe(201);
     for (const theirs of [await page(), await page({ cookie: (await signedInAccount("Other")).cookie })]) {
       expect(theirs).not.toContain('id="manifest-source"');
       expect(theirs).toContain(catalogLink);
+      expect(theirs).toContain("as a nested catalog entry");
     }
-    expect(mine).toContain(catalogLink);
 
     // A broken catalog: the owner reads why.
     await site.o.setRoutes({ [CATALOG]: { body: "{", headers: catalogType } });

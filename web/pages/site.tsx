@@ -167,6 +167,10 @@ export function SitePage(p: SiteProps) {
               Runs in the cloud, with no tab open: {cloudTools.map((t) => t.name).join(", ")}. Any MCP client
               can call {cloudTools.length === 1 ? "it" : "them"} here, with no credentials.
             </p>
+            <p class="meta" id="hub-catalog">
+              <a href={`${base}/ai-catalog.json`}>This site's AI Catalog on the hub</a>: link it from your own{" "}
+              <code>/.well-known/ai-catalog.json</code> as a nested catalog entry.
+            </p>
           </div>
         ) : null}
         {p.tools.some((t) => t.digest) ? (
@@ -180,12 +184,6 @@ export function SitePage(p: SiteProps) {
               t.digest ? <CopyValue id={`digest-${i}`} label={t.name} value={t.digest} /> : null,
             )}
           </details>
-        ) : null}
-        {s.status === "verified" ? (
-          <p class="meta" id="hub-catalog">
-            <a href={`${base}/ai-catalog.json`}>This site's AI Catalog on the hub</a>: link it from your own{" "}
-            <code>/.well-known/ai-catalog.json</code> as a nested catalog entry.
-          </p>
         ) : null}
       </section>
 
