@@ -153,6 +153,12 @@ describe("API and MCP endpoints", () => {
       ["/schema/manifest.json", {}, 200],
       ["/mcp/registry", { method: "POST", headers: { "content-type": "application/json" }, body: "{" }, 406],
       ["/mcp/abc123", { method: "POST" }, 403],
+      // Discovery documents (discovery/): read by clients and crawlers, never rendered as pages.
+      ["/v0.1/servers", {}, 200],
+      ["/v0/servers/nope%2Fnope/versions/latest", {}, 404],
+      ["/server.json", {}, 200],
+      ["/.well-known/ai-catalog.json", {}, 200],
+      ["/mcp/registry/server-card", {}, 200],
     ];
     for (const [path, init, status] of cases) {
       const res = await api(path, {

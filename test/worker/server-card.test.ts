@@ -83,6 +83,16 @@ describe("the registry server's card", () => {
       kind: "registry",
       catalog: `${BASE}/.well-known/ai-catalog.json`,
     });
+    const client = new Client({ name: "card-reader", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(card.remotes[0]!.url), { fetch: (u, i) => SELF.fetch(u, i) }),
+    );
+    expect(client.getServerVersion()).toMatchObject({
+      name: card.name,
+      version: card.version,
+      title: card.title,
+    });
+    await client.close();
   });
 
   it("answers If-None-Match with 304 (strong or weak), and HEAD with the headers and no body", async () => {
@@ -151,6 +161,8 @@ describe("a site's card", () => {
       new StreamableHTTPClientTransport(new URL(card.remotes[0]!.url), { fetch: (u, i) => SELF.fetch(u, i) }),
     );
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["lookup"]);
+    // The server says what its card says (the draft: a card SHOULD match the connected server's serverInfo).
+    expect(client.getServerVersion()).toMatchObject({ name: card.name, version: card.version });
     await client.close();
   });
 

@@ -27,11 +27,12 @@ import type { AppContext, AppEnv } from "../http/context.js";
 import { HubError } from "../http/errors.js";
 import { oauthAvailable } from "../oauth/authorization-server.js";
 import { resourceMetadataUrl } from "../oauth/bearer.js";
-import { CLOUD_CAPABLE_SQL, cloudEndpoint, cloudRunsOn } from "../registry/cloud.js";
+import { CLOUD_CAPABLE_SQL, cloudRunsOn } from "../registry/cloud.js";
 import { normalizeHost } from "../registry/origins.js";
 import { iso, listedSite } from "../registry/sites.js";
 import { sha256Hex } from "../secrets.js";
-import { HUB_META_KEY, REGISTRY_SERVER_PART, serverNameOf } from "./names.js";
+import { HUB_META_KEY, serverNameOf } from "./names.js";
+import { hubServerJson, REGISTRY_SERVER_VERSION, siteServerJson, type ServerJson } from "./server-json.js";
 
 export const SERVER_CARD_TYPE = "application/mcp-server-card+json";
 const SCHEMA = "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json";
@@ -112,57 +113,36 @@ export async function cloudSite(db: Db, env: object, hostParam: string): Promise
   return row!;
 }
 
-/** A site server's version: its manifest version, as its server.json says. */
-export const siteServerVersion = (row: Pick<CloudSiteRow, "version">) => String(row.version ?? 0);
-
-/** `text` with its spaces collapsed, within the card's 100-character limit (code points; `…` marks a cut). */
-function clip(text: string): string {
-  const chars = [...text.replace(/\s+/g, " ").trim()];
-  return chars.length > 100 ? chars.slice(0, 99).join("").trimEnd() + "…" : chars.join("");
-}
-
-function card(
-  name: string,
-  version: string,
-  title: string | null,
-  description: string,
-  websiteUrl: string,
-  remote: Record<string, unknown>,
-  meta: Record<string, unknown>,
-) {
-  const shown = title && clip(title);
+/**
+ * A card: the server's server.json (server-json.ts; a card says what it says) under the card's `$schema`, its
+ * remote with the protocol versions it serves (and `remote`'s extra fields), and the hub's facts in `_meta`.
+ */
+function card(server: ServerJson, remote: Record<string, unknown>, meta: Record<string, unknown>) {
+  const { $schema: _, remotes, ...rest } = server;
   return {
     $schema: SCHEMA,
-    name,
-    version,
-    ...(shown && { title: shown }),
-    description: clip(description),
-    websiteUrl,
-    remotes: [{ type: "streamable-http", ...remote, supportedProtocolVersions: PROTOCOL_VERSIONS }],
+    ...rest,
+    remotes: [{ ...remotes[0], ...remote, supportedProtocolVersions: PROTOCOL_VERSIONS }],
     _meta: { [HUB_META_KEY]: meta },
   };
 }
 
+/** A site server's version: its manifest version, as its server.json says. */
+export const siteServerVersion = (row: Pick<CloudSiteRow, "version">) => String(row.version ?? 0);
+
 export function registryCard(hub: string) {
   return card(
-    serverNameOf(new URL(hub).host, REGISTRY_SERVER_PART),
-    "0.1.0",
-    "webmcp-hub marketplace",
-    "Search the WebMCP tools websites publish on this hub, and the sites' cloud MCP servers.",
-    `${hub}/`,
-    { url: `${hub}/mcp/registry` },
+    hubServerJson(hub),
+    {},
     { kind: "registry", catalog: `${hub}/.well-known/ai-catalog.json`, registryApi: `${hub}/v0.1/servers` },
   );
 }
 
 export function siteCard(hub: string, row: CloudSiteRow) {
+  const server = siteServerJson(hub, { ...row, version: row.version ?? 0, title: row.name });
   return card(
-    serverNameOf(row.host),
-    siteServerVersion(row),
-    row.name,
-    clip(row.description ?? "") || `WebMCP tools of ${row.host}, run by webmcp-hub in its browser`,
-    row.origin,
-    { url: cloudEndpoint(hub, row.host) },
+    server,
+    {},
     {
       kind: "site",
       site: row.host,
@@ -181,13 +161,17 @@ export function channelCard(hub: string, channelId: string) {
     ? "An OAuth access token for this channel from the hub's authorization server, or an agent token (wha_…) from the channel's owner."
     : "An agent token (wha_…) from the channel's owner.";
   return card(
-    serverNameOf(new URL(hub).host, CHANNEL_SERVER_PART),
-    "0.1.0",
-    "webmcp-hub channel",
-    "A private channel: its owner's live browser tabs and sidecar, called with the owner's approval.",
-    hub,
     {
-      url: `${hub}/mcp/${channelId}`,
+      $schema: "",
+      name: serverNameOf(new URL(hub).host, CHANNEL_SERVER_PART),
+      title: "webmcp-hub channel",
+      description:
+        "A private channel: its owner's live browser tabs and sidecar, called with the owner's approval.",
+      version: REGISTRY_SERVER_VERSION,
+      websiteUrl: hub,
+      remotes: [{ type: "streamable-http", url: `${hub}/mcp/${channelId}` }],
+    },
+    {
       headers: [
         {
           name: "Authorization",

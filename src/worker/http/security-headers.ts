@@ -32,7 +32,13 @@ export function responseKind(path: string): ResponseKind {
     path.startsWith("/api/") ||
     path.startsWith("/mcp/") ||
     path.startsWith("/schema/") ||
-    path === "/healthz"
+    path === "/healthz" ||
+    // Discovery documents (discovery/): the MCP Registry API, the hub's server.json, the AI catalogs.
+    path.startsWith("/v0/") ||
+    path.startsWith("/v0.1/") ||
+    path === "/server.json" ||
+    path.endsWith("/ai-catalog.json") ||
+    path.startsWith("/ai-catalog/")
   )
     return "api";
   return "page";

@@ -23,6 +23,7 @@ import * as z from "zod";
 import { ExportFormatSchema, LIMITS, fieldIssues } from "../../protocol/index.js";
 import { checkAddable } from "../channels/channel-tools.js";
 import type { Db } from "../db/client.js";
+import { hubServerJson } from "../discovery/server-json.js";
 import { HubError } from "../http/errors.js";
 import { storedManifestDigests } from "../registry/digests.js";
 import { DIGEST_META_KEY, exportTools } from "../registry/export.js";
@@ -181,7 +182,8 @@ const REGISTRY_CACHE = { ttlMs: 60 * 60 * 1000, cacheScope: "public" } as const;
 export function createRegistryServer(db: Db, cloud: CloudContext): Server {
   const hubOrigin = cloud.hub;
   const server = new Server(
-    { name: "webmcp-hub-registry", title: "webmcp-hub marketplace", version: "0.1.0" },
+    // As its server.json and Server Card say (discovery/server-json.ts).
+    (({ name, title, version }) => ({ name, title: title!, version }))(hubServerJson(hubOrigin)),
     {
       capabilities: { tools: { listChanged: false } },
       instructions:

@@ -30,6 +30,7 @@ import {
   type CloudTool,
   type CloudToolLookup,
 } from "../registry/cloud.js";
+import { serverNameOf } from "../discovery/names.js";
 import { DIGEST_META_KEY } from "../registry/export.js";
 import { normalizeHost } from "../registry/origins.js";
 import { getVerifiedSite, listedSite } from "../registry/sites.js";
@@ -71,7 +72,12 @@ interface Prefetched {
 function createSiteServer(env: Env, db: Db, site: CloudSite, prefetched?: Prefetched): Server {
   const off = siteOff(env, site);
   const server = new Server(
-    { name: "webmcp-hub-site", title: `${site.name ?? site.host} on webmcp-hub`, version: "0.1.0" },
+    // As its server.json and Server Card say (discovery/): the reversed host, the manifest version.
+    {
+      name: serverNameOf(site.host),
+      title: `${site.name ?? site.host} on webmcp-hub`,
+      version: String(site.currentVersion ?? 0),
+    },
     {
       capabilities: { tools: { listChanged: false } },
       instructions: off

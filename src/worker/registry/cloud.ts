@@ -58,6 +58,7 @@ export type CloudToolLookup =
 interface CloudRow {
   host: string;
   name: string | null;
+  current_version: number | null;
   origin: string;
   status: "pending" | "verified" | "unverified";
   delisted_at: number | null;
@@ -71,6 +72,7 @@ interface CloudRow {
 export interface CloudSite {
   host: string;
   name: string | null;
+  currentVersion: number | null;
   origin: string;
   status: "pending" | "verified" | "unverified";
   cloudEnabled: boolean;
@@ -100,7 +102,8 @@ export async function siteAndCloudTool(
   name: string,
 ): Promise<{ site: CloudSite | null; lookup: CloudToolLookup }> {
   const host = normalizeHost(hostParam);
-  const [row] = await db.all<CloudRow>(sql`SELECT s.host, s.name, s.origin, s.status, s.delisted_at,
+  const [row] =
+    await db.all<CloudRow>(sql`SELECT s.host, s.name, s.current_version, s.origin, s.status, s.delisted_at,
       s.cloud_enabled, t.cloud, t.digest,
       (SELECT j.value FROM manifest_versions mv, json_each(mv.manifest, '$.tools') j
         WHERE mv.host = s.host AND mv.version = s.current_version AND json_extract(j.value, '$.name') = ${name}
@@ -111,6 +114,7 @@ export async function siteAndCloudTool(
     ? {
         host: row.host,
         name: row.name,
+        currentVersion: row.current_version,
         origin: row.origin,
         status: row.status,
         cloudEnabled: row.cloud_enabled === 1,
