@@ -262,6 +262,15 @@ document.modelContext.registerTool(
           without the key, or turn cloud runs off for the whole site on its page (signed in as its owner) or
           with <code>PUT /api/sites/&lt;host&gt;/cloud</code> and <code>{'{"enabled": false}'}</code>.
         </p>
+        <h3 id="ai-catalog">Your own ai-catalog.json</h3>
+        <p>
+          If your site serves <code>/.well-known/ai-catalog.json</code> (an AI Catalog), the hub reads it when
+          you verify and every day after: a WebMCP manifest it lists on your origin can be chosen on your
+          site's page as where the hub pulls your manifest from. The other way round, while your tools run in
+          the cloud the hub serves an entry for your site at{" "}
+          <code>{hub}/sites/&lt;host&gt;/ai-catalog.json</code> to link from your own catalog as a nested
+          entry.
+        </p>
       </section>
 
       <section id="agent" aria-labelledby="agent-title">
@@ -320,6 +329,14 @@ document.modelContext.registerTool(
           Every live tool is checked against what its site published. In the console, choose what agents may
           call: everything, everything with a warning on tools that changed since they were published, or
           verified tools only.
+        </p>
+        <h3 id="discovery">Find the hub's servers from your MCP client</h3>
+        <p>
+          The hub answers the official MCP Registry's API at <code>{hub}/v0.1/servers</code>: every verified
+          site whose tools run in the cloud is listed as a remote MCP server. Point a client that reads a
+          registry at <code>{hub}</code>; in VS Code, set <code>chat.mcp.gallery.serviceUrl</code> to it. Each
+          MCP endpoint describes itself at <code>&lt;endpoint&gt;/server-card</code>, and{" "}
+          <code>{hub}/.well-known/ai-catalog.json</code> lists them all for crawlers.
         </p>
       </section>
 
