@@ -1,5 +1,5 @@
 // The Hono app: API, MCP endpoints and server-rendered pages, composed from sub-apps.
-import { Hono } from "hono";
+import { Hono } from "./http/hono.js";
 import { cors } from "hono/cors";
 import { manifestJsonSchema } from "../protocol/index.js";
 import { hubContext, type AppEnv } from "./http/context.js";

@@ -5,7 +5,7 @@
 // <meta name=robots>. Decisions where the issue is silent: a page not known to be public is `noindex`
 // (error pages, consent); /channels (the list) is public, its entries are not; a site page's `?version=` and
 // `?diff=` views are that site's page (canonical without the query).
-import { Hono } from "hono";
+import { Hono } from "../../src/worker/http/hono.js";
 import type { AppEnv } from "../../src/worker/http/context.js";
 
 /** Pages anyone may find, with nothing in them that depends on who asks. */

@@ -1,6 +1,6 @@
 // Server-rendered dashboard pages. Routes are thin: parse the request, call the registry's functions,
 // render a page component. Every page works without JavaScript; client modules in /assets add live parts.
-import { Hono } from "hono";
+import { Hono } from "../../src/worker/http/hono.js";
 import type { Child } from "hono/jsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type {} from "hono/secure-headers";

@@ -13,7 +13,7 @@
 // never nests further. Identifiers are `urn:air:<host>:mcp:<part>`, the port (local hubs and sites only)
 // in the last part as in server names (names.ts): `urn:air:127.0.0.1:mcp:webmcp-8788`.
 // Catalogs are cached 5 minutes (the list changes as sites publish), with an ETag as the cards.
-import { Hono } from "hono";
+import { Hono } from "../http/hono.js";
 import type { Db } from "../db/client.js";
 import type { AppContext, AppEnv } from "../http/context.js";
 import { HubError } from "../http/errors.js";

@@ -20,7 +20,8 @@
 // - limit / include_deleted out of range or unparsable: 422 in Huma's words (inferred from Huma's messages).
 // - 200s carry `Cache-Control: public, max-age=60`: a minute-old list is fine for a gallery, and delisting
 //   still shows within a minute. CORS `*` on every route here.
-import { Hono, type Context } from "hono";
+import type { Context } from "hono";
+import { Hono } from "../http/hono.js";
 import { cors } from "hono/cors";
 import { sql } from "drizzle-orm";
 import type { AppEnv } from "../http/context.js";

@@ -4,7 +4,7 @@
 //                    and channel endpoints
 //   ai-catalog.ts    the Agentic Resource Discovery catalog, /.well-known/ai-catalog.json, and sites' catalog pages
 //   names.ts         the server names all of them use
-import { Hono } from "hono";
+import { Hono } from "../http/hono.js";
 import type { AppEnv } from "../http/context.js";
 import { aiCatalogRoutes } from "./ai-catalog.js";
 import { registryApiRoutes } from "./registry-api.js";

@@ -18,7 +18,7 @@
 // - A card says what the server's server.json says (server-json.ts: name, version = the manifest version,
 //   title = the manifest's name, description, websiteUrl = the site's origin) plus the remote's protocol
 //   versions and headers and the hub's facts under `_meta`.
-import { Hono } from "hono";
+import { Hono } from "../http/hono.js";
 import { cors } from "hono/cors";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import { sql } from "drizzle-orm";

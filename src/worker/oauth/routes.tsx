@@ -2,7 +2,7 @@
 // (RFC 9728), the token and registration endpoints (the library's, behind the hub's rate limits), and the
 // authorize endpoint, which is the hub's own page: sign in, pick a channel if the client named none, consent.
 // The hub defines no OAuth scopes (a grant is for one channel): a request naming any gets invalid_scope.
-import { Hono } from "hono";
+import { Hono } from "../http/hono.js";
 import type { Child } from "hono/jsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import {

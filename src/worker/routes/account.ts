@@ -1,6 +1,6 @@
 // /api/account: passkey ceremonies (sign up, sign in, add a passkey), the signed-in account (session cookie),
 // its passkeys and sessions, the channels and sites it owns and their keys, claiming, deleting the account.
-import { Hono } from "hono";
+import { Hono } from "../http/hono.js";
 import {
   AddPasskeyVerifyBodySchema,
   ClaimChannelBodySchema,

@@ -1,5 +1,5 @@
 // /api/channels and /api/pair: channels, their tokens and pairing codes, the audit log, plain HTTP calls.
-import { Hono } from "hono";
+import { Hono } from "../http/hono.js";
 import {
   AddChannelToolsBodySchema,
   AuditQuerySchema,

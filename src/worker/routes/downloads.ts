@@ -4,7 +4,7 @@
 // where the build puts it (scripts/lib/hub-stamp.mjs): the zip's first entry; the tarball's last gzip member,
 // one stored deflate block. Stamping overwrites its space-padded bytes and the CRC-32 that covers them: no
 // compression library in the Worker, a few microseconds of work.
-import { Hono } from "hono";
+import { Hono } from "../http/hono.js";
 import type { AppContext, AppEnv } from "../http/context.js";
 import { HubError } from "../http/errors.js";
 import { hubOrigin } from "./channels.js";

@@ -1,6 +1,7 @@
 // /relay/:channelId (provider WebSockets) and /mcp/:channelId[/k/:token] (agents), forwarded to the
 // channel's ChannelRelay after authentication here, at the edge.
-import { Hono, type Context } from "hono";
+import type { Context } from "hono";
+import { Hono } from "../http/hono.js";
 import {
   CONTROL_QUERY,
   LIMITS,

@@ -1,6 +1,6 @@
 // /api/sites: registration, verification, publisher keys, manifests and their versions; delisting; the
 // sites feed for mirrors (`?updated_since=`).
-import { Hono } from "hono";
+import { Hono } from "../http/hono.js";
 import {
   LIMITS,
   ManifestVersionParamsSchema,

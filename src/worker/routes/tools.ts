@@ -1,6 +1,6 @@
 // /api/tools: ranked full-text search over every verified site's current tools; with `?updated_since=`, the
 // tools feed for mirrors.
-import { Hono } from "hono";
+import { Hono } from "../http/hono.js";
 import { ToolSearchParamsSchema } from "../../protocol/index.js";
 import { query, type AppEnv } from "../http/context.js";
 import { normalizeHost } from "../registry/origins.js";

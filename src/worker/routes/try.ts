@@ -3,7 +3,7 @@
 // per client (CLOUD_CALLS) and per site (CLOUD_SITE_CALLS). Answers like one plain channel call
 // (PlainCallResult): 200 with the status and the result for a run and for each refusal the page shows (not a
 // cloud tool, cloud runs off, a failed run, invalid arguments); 404/410 for a site or tool that is not there.
-import { Hono } from "hono";
+import { Hono } from "../http/hono.js";
 import { LIMITS, ToolCallSchema } from "../../protocol/index.js";
 import type { PlainCallResult } from "../../protocol/views.js";
 import { callInCloud } from "../cloud/call.js";
