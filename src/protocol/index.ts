@@ -19,3 +19,4 @@ export * from "./accounts.js";
 export * from "./oauth.js";
 export * from "./relay-contract.js";
 export * from "./cloud.js";
+export * from "./usage.js";

@@ -2,6 +2,7 @@
 // the FTS5 index over tools is a hand-written migration (drizzle has no virtual tables).
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { LATENCY_BUCKETS } from "../../protocol/usage.js";
 
 /** A site is one origin. It becomes public once its owner proves control of the origin. */
 export const sites = sqliteTable(
@@ -384,4 +385,72 @@ export const channelTools = sqliteTable(
     addedAt: integer("added_at", { mode: "number" }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.channelId, t.host, t.toolName] })],
+);
+
+/** Latency buckets of tool_usage_daily: d<i> counts calls that took under LATENCY_BUCKET_MS[i] ms (protocol). */
+const latencyColumns = Object.fromEntries(
+  Array.from({ length: LATENCY_BUCKETS }, (_, i) => [
+    `d${i}`,
+    integer(`d${i}`, { mode: "number" }).notNull().default(0),
+  ]),
+) as Record<`d${number}`, ReturnType<typeof integer>>;
+
+/**
+ * Calls of a site's tool per UTC day, from every channel and cloud run together: counters each channel's
+ * object (and each site's cloud runner) adds up and flushes in batched upserts, never a row per call. Bounded
+ * by sites × tools × USAGE_DAYS days.
+ */
+export const toolUsageDaily = sqliteTable(
+  "tool_usage_daily",
+  {
+    host: text("host").notNull(),
+    tool: text("tool").notNull(),
+    /** The UTC day, YYYY-MM-DD. */
+    day: text("day").notNull(),
+    calls: integer("calls", { mode: "number" }).notNull().default(0),
+    ok: integer("ok", { mode: "number" }).notNull().default(0),
+    error: integer("error", { mode: "number" }).notNull().default(0),
+    denied: integer("denied", { mode: "number" }).notNull().default(0),
+    timeout: integer("timeout", { mode: "number" }).notNull().default(0),
+    invalid: integer("invalid", { mode: "number" }).notNull().default(0),
+    /** disconnected and cancelled calls. */
+    other: integer("other", { mode: "number" }).notNull().default(0),
+    /** Calls of a live tab's tool by its verification against the published definition. */
+    verified: integer("verified", { mode: "number" }).notNull().default(0),
+    changed: integer("changed", { mode: "number" }).notNull().default(0),
+    unpublished: integer("unpublished", { mode: "number" }).notNull().default(0),
+    /** Of `calls`, those the hub ran in its own browser (cloud runs). */
+    cloud: integer("cloud", { mode: "number" }).notNull().default(0),
+    ...latencyColumns,
+  },
+  (t) => [primaryKey({ columns: [t.host, t.tool, t.day] }), index("tool_usage_day").on(t.day)],
+);
+
+/**
+ * The channels that called a site's tool on a day, as a K-minimum-values sketch: a channel's object inserts
+ * its channel's hash (hex of SHA-256 of the id) once per (tool, day); the daily maintenance keeps the
+ * USAGE_KMV_K smallest per (host, tool, day). Distinct channels are exact below K, estimated above.
+ */
+export const toolUsageChannels = sqliteTable(
+  "tool_usage_channels",
+  {
+    host: text("host").notNull(),
+    tool: text("tool").notNull(),
+    day: text("day").notNull(),
+    channelHash: text("channel_hash").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.host, t.tool, t.day, t.channelHash] })],
+);
+
+/** The commonest error messages of a site's tool per day (truncated to USAGE_MESSAGE_MAX; never arguments). */
+export const toolUsageErrors = sqliteTable(
+  "tool_usage_errors",
+  {
+    host: text("host").notNull(),
+    tool: text("tool").notNull(),
+    day: text("day").notNull(),
+    message: text("message").notNull(),
+    count: integer("count", { mode: "number" }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.host, t.tool, t.day, t.message] })],
 );

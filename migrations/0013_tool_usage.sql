@@ -1,0 +1,71 @@
+-- Tool usage rollups (src/worker/db/schema.ts): WITHOUT ROWID added by hand, as in 0003 (keyed by their primary key).
+CREATE TABLE `tool_usage_channels` (
+	`host` text NOT NULL,
+	`tool` text NOT NULL,
+	`day` text NOT NULL,
+	`channel_hash` text NOT NULL,
+	PRIMARY KEY(`host`, `tool`, `day`, `channel_hash`)
+) WITHOUT ROWID;
+--> statement-breakpoint
+CREATE TABLE `tool_usage_daily` (
+	`host` text NOT NULL,
+	`tool` text NOT NULL,
+	`day` text NOT NULL,
+	`calls` integer DEFAULT 0 NOT NULL,
+	`ok` integer DEFAULT 0 NOT NULL,
+	`error` integer DEFAULT 0 NOT NULL,
+	`denied` integer DEFAULT 0 NOT NULL,
+	`timeout` integer DEFAULT 0 NOT NULL,
+	`invalid` integer DEFAULT 0 NOT NULL,
+	`other` integer DEFAULT 0 NOT NULL,
+	`verified` integer DEFAULT 0 NOT NULL,
+	`changed` integer DEFAULT 0 NOT NULL,
+	`unpublished` integer DEFAULT 0 NOT NULL,
+	`cloud` integer DEFAULT 0 NOT NULL,
+	`d0` integer DEFAULT 0 NOT NULL,
+	`d1` integer DEFAULT 0 NOT NULL,
+	`d2` integer DEFAULT 0 NOT NULL,
+	`d3` integer DEFAULT 0 NOT NULL,
+	`d4` integer DEFAULT 0 NOT NULL,
+	`d5` integer DEFAULT 0 NOT NULL,
+	`d6` integer DEFAULT 0 NOT NULL,
+	`d7` integer DEFAULT 0 NOT NULL,
+	`d8` integer DEFAULT 0 NOT NULL,
+	`d9` integer DEFAULT 0 NOT NULL,
+	`d10` integer DEFAULT 0 NOT NULL,
+	`d11` integer DEFAULT 0 NOT NULL,
+	`d12` integer DEFAULT 0 NOT NULL,
+	`d13` integer DEFAULT 0 NOT NULL,
+	`d14` integer DEFAULT 0 NOT NULL,
+	`d15` integer DEFAULT 0 NOT NULL,
+	`d16` integer DEFAULT 0 NOT NULL,
+	`d17` integer DEFAULT 0 NOT NULL,
+	`d18` integer DEFAULT 0 NOT NULL,
+	`d19` integer DEFAULT 0 NOT NULL,
+	`d20` integer DEFAULT 0 NOT NULL,
+	`d21` integer DEFAULT 0 NOT NULL,
+	`d22` integer DEFAULT 0 NOT NULL,
+	`d23` integer DEFAULT 0 NOT NULL,
+	`d24` integer DEFAULT 0 NOT NULL,
+	`d25` integer DEFAULT 0 NOT NULL,
+	`d26` integer DEFAULT 0 NOT NULL,
+	`d27` integer DEFAULT 0 NOT NULL,
+	`d28` integer DEFAULT 0 NOT NULL,
+	`d29` integer DEFAULT 0 NOT NULL,
+	`d30` integer DEFAULT 0 NOT NULL,
+	`d31` integer DEFAULT 0 NOT NULL,
+	`d32` integer DEFAULT 0 NOT NULL,
+	`d33` integer DEFAULT 0 NOT NULL,
+	`d34` integer DEFAULT 0 NOT NULL,
+	PRIMARY KEY(`host`, `tool`, `day`)
+) WITHOUT ROWID;
+--> statement-breakpoint
+CREATE INDEX `tool_usage_day` ON `tool_usage_daily` (`day`);--> statement-breakpoint
+CREATE TABLE `tool_usage_errors` (
+	`host` text NOT NULL,
+	`tool` text NOT NULL,
+	`day` text NOT NULL,
+	`message` text NOT NULL,
+	`count` integer DEFAULT 0 NOT NULL,
+	PRIMARY KEY(`host`, `tool`, `day`, `message`)
+) WITHOUT ROWID;
