@@ -122,7 +122,20 @@ export function analyticsRange(q: Record<string, string | undefined>, now: numbe
   return { from, to, tool };
 }
 
-type DailyRow = Record<string, number> & { tool: string; day: string };
+type DailyRow = { tool: string; day: string } & Record<
+  | "calls"
+  | "ok"
+  | "error"
+  | "denied"
+  | "timeout"
+  | "invalid"
+  | "other"
+  | "verified"
+  | "changed"
+  | "unpublished"
+  | "cloud",
+  number
+> & { [bucket: `d${number}`]: number };
 
 /** A site's analytics over a range (checked by analyticsRange); `known`: the tools the site publishes. */
 export async function siteAnalytics(

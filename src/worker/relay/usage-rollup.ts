@@ -1,0 +1,40 @@
+// A channel's tool usage rollup (src/usage/rollup.ts does the counting and the flush to D1): which of the
+// channel's finished calls count, and under which (site host, tool).
+//
+// - A tab's tool counts under the host of the verified, listed site its origin is (the verification's `site`,
+//   which the verifier read from the registry anyway for that call): a tab of an origin that is no registered
+//   site is not counted. Rows for any origin would cost D1 rows nobody can read (analytics answer only a
+//   site's owner) and would make the table unbounded by sites × tools × days.
+// - An added marketplace tool (ran in the cloud, or its page could not be opened) counts under its site;
+//   cloud runs with cloud = 1 (the runner does not count runs a channel asked for).
+// - Sidecar tools have no site: not counted. Calls of a name the channel has no tool for: not counted.
+// - The tool is the name the site publishes (originalName), never the channel's prefixed name.
+import type { FinishedCall } from "./call-dispatch.js";
+import { UsageRollupCore, type UsageEvent } from "../../usage/rollup.js";
+
+/** The (host, tool) a finished call counts under, or null when it does not count. */
+export function usageKeyOf(call: FinishedCall): { host: string; tool: string; cloud: boolean } | null {
+  const t = call.exposed;
+  if (!t) return null;
+  const cloud = call.providerId === "cloud";
+  const host = t.registry?.site ?? (t.group.startsWith("tab:") ? call.verification?.site : undefined);
+  return host ? { host, tool: t.originalName, cloud } : null;
+}
+
+export class UsageRollup extends UsageRollupCore {
+  /** Counts a finished call (if it counts); true when an alarm is needed for the first pending key. */
+  add(call: FinishedCall, now: number): boolean {
+    const key = usageKeyOf(call);
+    if (!key) return false;
+    const text = call.outcome.result.content.find((c) => c.type === "text");
+    const event: UsageEvent = {
+      ...key,
+      status: call.outcome.status,
+      verification: key.cloud ? null : call.verification?.status,
+      durationMs: now - call.started,
+      message: text && "text" in text ? text.text : null,
+      at: call.started,
+    };
+    return this.record(event, now);
+  }
+}
