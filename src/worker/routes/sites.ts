@@ -42,6 +42,7 @@ import { readSiteCatalog, setManifestSource } from "../registry/site-catalog.js"
 import { siteTools } from "../registry/search.js";
 import { cloudContextOf, cloudEndpoint } from "../registry/cloud.js";
 import { exportTools } from "../registry/export.js";
+import { analyticsCsv, analyticsRange, siteAnalytics } from "../registry/usage.js";
 import { parseUpdatedSince, sitesFeed } from "../registry/feeds.js";
 import { currentAccount, requireHubOrigin } from "../accounts/session.js";
 import { pushSiteChange } from "../channels/site-push.js";
@@ -183,6 +184,32 @@ siteRoutes.put("/:host/cloud", async (c) => {
   const site = await setSiteCloud(c.var.db, owned, enabled);
   if (site !== owned) pushLater(c, site.host);
   return c.json({ site: siteView(site) });
+});
+
+// A site's tool usage (registry/usage.ts): the owner's figures per day and tool, as JSON or CSV.
+siteRoutes.get("/:host/analytics", async (c) => {
+  const site = await publisherOrOwner(c);
+  const q = c.req.query();
+  const format = q.format ?? "json";
+  if (format !== "json" && format !== "csv")
+    throw new HubError("validation_failed", 'format: "json" or "csv".', {
+      issues: [{ path: "format", message: 'Expected "json" or "csv".' }],
+    });
+  const range = analyticsRange(q, c.var.now);
+  const { results } = await c.env.DB.prepare(`SELECT DISTINCT name FROM tools WHERE host = ?`)
+    .bind(site.host)
+    .all<{ name: string }>();
+  const a = await siteAnalytics(
+    c.env.DB,
+    site.host,
+    range,
+    results.map((r) => r.name),
+  );
+  if (format === "json") return c.json(a);
+  return c.body(analyticsCsv(a), 200, {
+    "content-type": "text/csv; charset=utf-8",
+    "content-disposition": `attachment; filename="${site.host.replace(/[^\w.-]/g, "_")}-usage-${a.from}-${a.to}.csv"`,
+  });
 });
 
 // Where a manifest refresh pulls from: a WebMCP manifest the site's ai-catalog.json lists, or null for
