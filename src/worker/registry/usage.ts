@@ -14,6 +14,8 @@ import {
   type PublicUsage,
   type SiteAnalytics,
 } from "../../protocol/usage.js";
+import { sql } from "drizzle-orm";
+import type { Db } from "../db/client.js";
 import { HubError } from "../http/errors.js";
 
 const DAY_MS = 86_400_000;
@@ -256,4 +258,31 @@ export function analyticsCsv(a: SiteAnalytics): string {
   return [CSV_COLUMNS.join(","), ...sorted.map((d) => CSV_COLUMNS.map((c) => cell(d[c])).join(","))]
     .map((l) => `${l}\r\n`)
     .join("");
+}
+
+/** Errors kept per (host, tool, day) by the daily maintenance. */
+const ERRORS_KEPT = 10;
+/** Days the maintenance prunes the sketch and errors of (flushes land within minutes; this covers missed runs). */
+const PRUNE_DAYS = 7;
+
+/**
+ * The daily maintenance's part (maintenance.ts): rollup rows older than USAGE_DAYS go; each recent (host, tool,
+ * day) keeps its USAGE_KMV_K smallest channel hashes and its ERRORS_KEPT commonest messages. Returns rows deleted.
+ */
+export async function pruneUsage(db: Db, now: number): Promise<number> {
+  const oldest = usageDay(now - (USAGE_DAYS - 1) * DAY_MS);
+  const recent = usageDay(now - PRUNE_DAYS * DAY_MS);
+  const key = sql.raw("host, tool, day");
+  const results = await db.batch([
+    db.run(sql`DELETE FROM tool_usage_daily WHERE day < ${oldest}`),
+    db.run(sql`DELETE FROM tool_usage_channels WHERE day < ${oldest}`),
+    db.run(sql`DELETE FROM tool_usage_errors WHERE day < ${oldest}`),
+    db.run(sql`DELETE FROM tool_usage_channels WHERE (${key}, channel_hash) IN (SELECT ${key}, channel_hash FROM
+      (SELECT ${key}, channel_hash, row_number() OVER (PARTITION BY ${key} ORDER BY channel_hash) AS n
+       FROM tool_usage_channels WHERE day >= ${recent}) WHERE n > ${USAGE_KMV_K})`),
+    db.run(sql`DELETE FROM tool_usage_errors WHERE (${key}, message) IN (SELECT ${key}, message FROM
+      (SELECT ${key}, message, row_number() OVER (PARTITION BY ${key} ORDER BY count DESC, message) AS n
+       FROM tool_usage_errors WHERE day >= ${recent}) WHERE n > ${ERRORS_KEPT})`),
+  ]);
+  return results.reduce((n, r) => n + (r.meta?.changes ?? 0), 0);
 }
