@@ -240,6 +240,8 @@ export interface RegistryToolView {
   cloud: boolean;
   /** The site's public MCP endpoint, `HUB/mcp/sites/<host>`, where `cloud` tools run; null when not `cloud`. */
   cloudEndpoint: string | null;
+  /** Calls and distinct channels over the last 30 days; null unless at least 5 channels called (search only). */
+  usage?: { calls30d: number; channels30d: number } | null;
 }
 
 /** GET /api/tools */

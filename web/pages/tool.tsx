@@ -2,7 +2,7 @@
 // output as readable tables with the raw JSON a click away, export snippets for four ecosystems, and a
 // "Try it" form generated from its inputSchema (tool.js runs it in one of your channels). Its definition digest
 // (what a live tab's tool is checked against) is shown in full and copyable, like other values one pastes.
-import type { ExportFormat } from "../../src/protocol/index.js";
+import type { ExportFormat, PublicUsage } from "../../src/protocol/index.js";
 import type { ToolExport } from "../../src/worker/registry/export.js";
 import type { ToolView } from "../../src/worker/registry/search.js";
 import type { SiteView } from "../../src/worker/registry/sites.js";
@@ -32,6 +32,10 @@ export const FORMAT_LABELS: Record<ExportFormat, { name: string; how: string }> 
     how: "The `tools` of a Gemini generateContent request (parameters reduced to Gemini's schema subset).",
   },
 };
+
+/** Public usage in words (PublicUsage is null under the channel threshold). */
+export const usageText = (u: NonNullable<PublicUsage>) =>
+  `${u.calls30d.toLocaleString("en")} calls from ${u.channels30d.toLocaleString("en")} channels in the last 30 days`;
 
 export interface ToolProps {
   site: SiteView;
@@ -67,6 +71,7 @@ export function ToolPage(p: ToolProps) {
             <span class="badge">verification lapsed</span>
           )}{" "}
           · manifest v{t.version}
+          {t.usage ? ` · ${usageText(t.usage)}` : null}
         </p>
         <p class="badges">
           <HintBadges readOnly={t.readOnly} annotations={t.annotations} />

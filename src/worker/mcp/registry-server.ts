@@ -20,7 +20,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/server";
 import * as z from "zod";
-import { ExportFormatSchema, LIMITS, fieldIssues } from "../../protocol/index.js";
+import { ExportFormatSchema, LIMITS, PublicUsageSchema, fieldIssues } from "../../protocol/index.js";
 import { checkAddable } from "../channels/channel-tools.js";
 import type { Db } from "../db/client.js";
 import { hubServerJson } from "../discovery/server-json.js";
@@ -112,6 +112,9 @@ const ToolSummary = z.object({
   inputSchema: z.record(z.string(), z.unknown()),
   cloud: z.boolean(),
   cloudEndpoint: z.string().nullable(),
+  usage: PublicUsageSchema.describe(
+    "Calls and distinct channels over the last 30 days; null unless at least 5 channels called.",
+  ),
   _meta: z.object({ [DIGEST_META_KEY]: z.string() }).optional(),
 });
 const SearchToolsOutput = z.object({ tools: z.array(ToolSummary), nextCursor: z.string().nullable() });
@@ -253,13 +256,14 @@ async function searchToolsCall(
       inputSchema: t.inputSchema,
       cloud: t.cloud,
       cloudEndpoint: t.cloudEndpoint,
+      usage: t.usage ?? null,
       ...(t.digest ? { _meta: { [DIGEST_META_KEY]: t.digest } } : {}),
     })),
     nextCursor: result.nextCursor,
   };
   const lines = structured.tools.map(
     (t) =>
-      `- ${t.name} (${t.site}${t.readOnly ? ", read-only" : ""}${t.cloudEndpoint ? `, runs in the cloud: ${t.cloudEndpoint}` : ""}): ${t.description}`,
+      `- ${t.name} (${t.site}${t.readOnly ? ", read-only" : ""}${t.usage ? `, ${t.usage.calls30d} calls from ${t.usage.channels30d} channels in 30 days` : ""}${t.cloudEndpoint ? `, runs in the cloud: ${t.cloudEndpoint}` : ""}): ${t.description}`,
   );
   const summary = structured.tools.length
     ? `Found ${structured.tools.length} tool${structured.tools.length === 1 ? "" : "s"}${result.nextCursor ? " (more with nextCursor)" : ""}:\n${lines.join("\n")}`

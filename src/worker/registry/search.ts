@@ -5,17 +5,25 @@
 // - several words: FTS5 MATCH (every word a prefix) ranked by bm25, which must score every match; every word
 //   must match, so the matches are few unless every word is very common;
 // - no words: host/name order.
+// Usage is one signal beside relevance: a page of word matches (its members and the cursor chosen by relevance
+// alone) is ordered by `i − min(USAGE_BOOST_MAX, ln(1 + calls30d))`, i the relevance position on the page and
+// calls30d the public usage (past the channel threshold, else 0), ties in relevance order. A tool nobody calls
+// still comes on the page its words earn, moved down at most USAGE_BOOST_MAX places; the usage of the page is
+// one query (registry/public-usage.ts).
 import { sql, type SQL } from "drizzle-orm";
-import type { JsonSchemaObject, ToolAnnotations } from "../../protocol/index.js";
+import type { JsonSchemaObject, PublicUsage, ToolAnnotations } from "../../protocol/index.js";
 import type { Db } from "../db/client.js";
 import { CLOUD_CAPABLE_SQL, cloudEndpoint, type CloudContext } from "./cloud.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
+import { publicUsage, usageOf } from "./public-usage.js";
 import { tokens, WHOLE_NAME_PREFIX } from "./terms.js";
 
 /** How many terms one word may expand to, as a prefix ("re" → reservation, return, …). */
 export const MAX_EXPANSIONS = 512;
 /** Above every character a term can hold: `word + TERM_END` bounds the terms that start with `word`. */
 const TERM_END = "\u{10FFFF}";
+/** The most places usage can lift a tool above more relevant ones on a page of search results. */
+export const USAGE_BOOST_MAX = 4;
 
 export interface ToolSearchQuery {
   q?: string | undefined;
@@ -43,6 +51,8 @@ export interface ToolView {
   cloud: boolean;
   /** The site's public MCP endpoint for its cloud tools, `HUB/mcp/sites/<host>`; null when not `cloud`. */
   cloudEndpoint: string | null;
+  /** Calls and distinct channels over the last 30 days, null under the channel threshold (search sets it). */
+  usage?: PublicUsage;
 }
 
 export interface ToolRow {
@@ -83,6 +93,7 @@ export async function searchTools(
   db: Db,
   query: ToolSearchQuery,
   cloud: CloudContext,
+  now = Date.now(),
 ): Promise<{ tools: ToolView[]; nextCursor: string | null }> {
   const match = query.q ? ftsQuery(query.q) : undefined;
   const fingerprint = JSON.stringify(["tools", match ?? null, query.site ?? null, query.readOnly ?? null]);
@@ -127,7 +138,17 @@ export async function searchTools(
   if (rows.length > query.limit && last) {
     nextCursor = encodeCursor(fingerprint, match ? [last.score ?? 0, last.id] : [last.host, last.name]);
   }
-  return { tools: page.map((r) => toolView(r, cloud)), nextCursor };
+  const usage = await publicUsage(
+    db,
+    page.map((r) => ({ host: r.host, tool: r.name })),
+    now,
+  );
+  const tools = page.map((r, i) => {
+    const view = { ...toolView(r, cloud), usage: usageOf(usage, r.host, r.name) };
+    const boost = match ? Math.min(USAGE_BOOST_MAX, Math.log1p(view.usage?.calls30d ?? 0)) : 0;
+    return { view, key: i - boost };
+  });
+  return { tools: tools.sort((a, b) => a.key - b.key).map((t) => t.view), nextCursor };
 }
 
 /**

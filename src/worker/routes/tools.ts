@@ -28,6 +28,7 @@ toolRoutes.get("/", async (c) => {
       c.var.db,
       { ...params, site: params.site ? normalizeHost(params.site) : undefined },
       cloudContextOf(c.req.url, c.env),
+      c.var.now,
     ),
   );
 });
