@@ -29,6 +29,7 @@ export const DASHBOARD_SCRIPTS = [
   "tool", // a tool's page: "Try it"
   "add-to-channel", // the tool, site and /sites/:host/add pages: add marketplace tools to a channel
   "site-owner", // a site's page, for its owner: the cloud runs switch
+  "analytics", // /sites/:host/analytics: the owner's usage charts and tables
   "account", // /signin and /account: passkeys, sign out, claiming, keys
   "extension-connect", // /extension/connect: hands a fresh pairing code to the browser extension
 ];

@@ -18,18 +18,23 @@ describe("static pages", () => {
     const cases = [
       {
         path: "/docs",
-        body: STATIC_BODIES.docs({ hub: HUB, id: "", signedIn: "false" }),
+        body: STATIC_BODIES.docs({ hub: HUB, id: "", signedIn: "false", host: "" }),
         title: "Docs · webmcp-hub",
       },
       {
         path: "/publish",
-        body: STATIC_BODIES.publish({ hub: HUB, id: "", signedIn: "false" }),
+        body: STATIC_BODIES.publish({ hub: HUB, id: "", signedIn: "false", host: "" }),
         title: "Publish your site&#39;s tools · webmcp-hub",
       },
       {
         path: "/channels/ch_abc123",
-        body: STATIC_BODIES.console({ hub: HUB, id: "ch_abc123", signedIn: "false" }),
+        body: STATIC_BODIES.console({ hub: HUB, id: "ch_abc123", signedIn: "false", host: "" }),
         title: "Channel console · webmcp-hub",
+      },
+      {
+        path: "/sites/shop.example/analytics",
+        body: STATIC_BODIES.analytics({ hub: HUB, id: "", signedIn: "false", host: "shop.example" }),
+        title: "Usage analytics · webmcp-hub",
       },
     ];
     for (const { path, body, title } of cases) {
@@ -52,7 +57,9 @@ describe("static pages", () => {
     const res = await SELF.fetch(`${HUB}/channels/${encodeURIComponent(id)}`);
     const html = await res.text();
     expect(html).not.toContain("<img src=x");
-    expect(html).toContain(await rendered(STATIC_BODIES.console({ hub: HUB, id, signedIn: "false" })));
+    expect(html).toContain(
+      await rendered(STATIC_BODIES.console({ hub: HUB, id, signedIn: "false", host: "" })),
+    );
     expect(fillFragment(`<a title="${placeholder("id")}">${placeholder("hub")}</a>`, { id, hub: "h&" })).toBe(
       `<a title="x&quot;&gt;&lt;img src=x onerror=alert(1)&gt;&#39;&amp;">h&amp;</a>`,
     );

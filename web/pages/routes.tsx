@@ -11,6 +11,7 @@ import { exportTools } from "../../src/worker/registry/export.js";
 import { getManifestVersion, listManifestVersions } from "../../src/worker/registry/manifests.js";
 import { normalizeHost } from "../../src/worker/registry/origins.js";
 import { searchTools, siteTools } from "../../src/worker/registry/search.js";
+import { publicUsage, usageOf } from "../../src/worker/registry/public-usage.js";
 import { getVerifiedSite, listSites, siteView } from "../../src/worker/registry/sites.js";
 import { cloudContextOf, flaggedCloudTools } from "../../src/worker/registry/cloud.js";
 import { cloudStats } from "../../src/worker/registry/cloud-stats.js";
@@ -179,7 +180,7 @@ pageRoutes.get("/sites/:host", async (c) => {
   const cloud = cloudOf(c);
   const account = await currentAccount(c);
   const owns = account !== null && site.accountId === account.id;
-  const [tools, versions, shown, fromV, toV, owner] = await Promise.all([
+  const [tools, versions, shown, fromV, toV, owner, usage] = await Promise.all([
     siteTools(db, site.host, cloud),
     listManifestVersions(db, site),
     site.currentVersion === null ? null : getManifestVersion(db, site, shownVersion).catch(missing),
@@ -191,6 +192,7 @@ pageRoutes.get("/sites/:host", async (c) => {
           ([flagged, stats]) => ({ flagged, stats, runs: cloud.runs, catalog: siteCatalogView(site) }),
         )
       : null,
+    publicUsage(db, [{ host: site.host, tool: null }], c.var.now),
   ]);
   let diff: SiteDiff | null = null;
   let diffError: string | undefined;
@@ -220,6 +222,7 @@ pageRoutes.get("/sites/:host", async (c) => {
         diffError={diffError}
         now={c.var.now}
         owner={owner}
+        usage={usageOf(usage, site.host)}
       />
     </SignedIn.Provider>,
   );
@@ -251,13 +254,16 @@ pageRoutes.get("/sites/:host/tools/:name", async (c) => {
       404,
     );
   }
-  const signedIn = (await currentAccount(c)) !== null;
+  const [signedIn, usage] = await Promise.all([
+    currentAccount(c).then((a) => a !== null),
+    publicUsage(c.var.db, [{ host: site.host, tool: tool.name }], c.var.now),
+  ]);
   return renderPage(
     c,
     <SignedIn.Provider value={signedIn}>
       <ToolPage
         site={siteView(site)}
-        tool={tool}
+        tool={{ ...tool, usage: usageOf(usage, site.host, tool.name) }}
         pages={pages}
         exports={EXPORT_FORMATS.map((f) => exportTools(f, site, [tool]))}
       />
@@ -354,6 +360,16 @@ pageRoutes.get("/extension/connect", async (c) => {
   const channels = await accountChannels(c.var.db, account.id);
   return renderPage(c, <ExtensionConnectPage channels={channels.map(({ id, name }) => ({ id, name }))} />);
 });
+// The owner's analytics (web/client/analytics.ts fetches GET /api/sites/:host/analytics, which checks the owner).
+pageRoutes.get("/sites/:host/analytics", async (c) =>
+  renderPage(
+    c,
+    await staticPage(c.env.ASSETS, "analytics", {
+      hub: hubOrigin(c),
+      host: normalizeHost(c.req.param("host")),
+    }),
+  ),
+);
 pageRoutes.get("/docs", async (c) =>
   renderPage(c, await staticPage(c.env.ASSETS, "docs", { hub: hubOrigin(c) })),
 );

@@ -10,6 +10,8 @@ import type { SiteView } from "../../src/worker/registry/sites.js";
 import type { ManifestVersionView } from "../../src/worker/registry/manifests.js";
 import type { CloudDayStats } from "../../src/worker/registry/cloud-stats.js";
 import type { SiteCatalogView } from "../../src/protocol/views.js";
+import type { PublicUsage } from "../../src/protocol/index.js";
+import { usageText } from "./tool.js";
 import {
   Ago,
   CodeBlock,
@@ -54,6 +56,8 @@ export interface SiteProps {
   now: number;
   /** Only for the signed-in account that owns the site. */
   owner?: SiteOwnerView | null | undefined;
+  /** Its tools' public usage (null under the channel threshold). */
+  usage?: PublicUsage | undefined;
 }
 
 export interface SiteOwnerView {
@@ -125,7 +129,21 @@ export function SitePage(p: SiteProps) {
               <Ago iso={s.updatedAt} now={p.now} />
             </dd>
           </div>
+          {p.usage ? (
+            <div>
+              <dt>Used</dt>
+              <dd>{usageText(p.usage)}</dd>
+            </div>
+          ) : null}
         </dl>
+        {p.owner ? (
+          <p class="meta">
+            <a href={`${base}/analytics`} id="analytics-link">
+              Usage analytics
+            </a>
+            : how agents call your tools, day by day.
+          </p>
+        ) : null}
       </header>
 
       <section aria-labelledby="tools-title">

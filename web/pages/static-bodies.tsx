@@ -1,6 +1,7 @@
 // The bodies of the static pages (static-pages.tsx), rendered with placeholders for their values. Imported by
 // the build (scripts/lib/page-bodies.mjs) and the tests, never by the Worker.
 import type { Child } from "hono/jsx";
+import { AnalyticsBody } from "./analytics.js";
 import { ChannelConsoleBody } from "./channels.js";
 import { DocsBody } from "./docs.js";
 import { PublishBody } from "./publish.js";
@@ -10,11 +11,17 @@ export const STATIC_BODIES: Record<StaticPageName, (vars: Required<StaticPageVar
   docs: ({ hub }) => <DocsBody hub={hub} />,
   publish: ({ hub }) => <PublishBody hub={hub} />,
   console: ({ id, hub, signedIn }) => <ChannelConsoleBody id={id} hub={hub} signedIn={signedIn} />,
+  analytics: ({ host }) => <AnalyticsBody host={host} />,
 };
 
 /** Each body as the build writes it: rendered with placeholders. */
 export async function renderFragments(): Promise<Record<StaticPageName, string>> {
-  const vars = { hub: placeholder("hub"), id: placeholder("id"), signedIn: placeholder("signedIn") };
+  const vars = {
+    hub: placeholder("hub"),
+    id: placeholder("id"),
+    signedIn: placeholder("signedIn"),
+    host: placeholder("host"),
+  };
   const out = {} as Record<StaticPageName, string>;
   for (const [name, body] of Object.entries(STATIC_BODIES) as Array<
     [StaticPageName, (typeof STATIC_BODIES)["docs"]]

@@ -9,9 +9,9 @@ import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
 import { Layout } from "./layout.js";
 
-export type StaticPageName = "docs" | "publish" | "console";
+export type StaticPageName = "docs" | "publish" | "console" | "analytics";
 /** `signedIn`: "true" or "false", whether the request came with an account's session (the console offers to claim). */
-export type StaticPageVars = { hub: string; id?: string; signedIn?: string };
+export type StaticPageVars = { hub: string; id?: string; signedIn?: string; host?: string };
 
 /** The text a value's placeholder is in a fragment (HTML-inert: escaping leaves it unchanged). */
 export const placeholder = (name: keyof StaticPageVars) => `%%webmcp-hub:${name}%%`;
@@ -36,6 +36,12 @@ const LAYOUTS = {
     section: "channels",
     scripts: ["channels"],
     description: "Your channel: connect an agent and your tabs, see what your agents did.",
+  },
+  analytics: {
+    title: "Usage analytics",
+    section: "tools",
+    scripts: ["analytics"],
+    description: "How agents call your site's tools: calls, errors, latency, day by day.",
   },
 } as const;
 
