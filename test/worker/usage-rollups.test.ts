@@ -1,0 +1,208 @@
+// Tool usage rollups (issue 25): a channel's calls of a verified site's tab tools are added up in the
+// channel's object and flushed to D1 in one batch (time driven by passing `now`, no sleeps); eviction before
+// the flush loses nothing; a failing D1 batch is retried without counting twice; distinct channels; and
+// GET /api/sites/:host/analytics (JSON, CSV, bad input).
+import { env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { SiteAnalyticsSchema } from "../../src/protocol/usage.js";
+import { ROLLUP_FLUSH_MS } from "../../src/usage/rollup.js";
+import type { ChannelRelay } from "../../src/worker/relay/channel-relay.js";
+import { evictDurableObject } from "./evict.js";
+import { api, expectError, publish, tool, verifiedSite } from "./helpers.js";
+import { connectProvider, createChannel, echoTool, type TestChannel } from "./relay-helpers.js";
+
+const stub = (ch: TestChannel) => env.CHANNEL.get(env.CHANNEL.idFromName(ch.id));
+const today = () => new Date().toISOString().slice(0, 10);
+
+async function call(ch: TestChannel, name: string, text = "x") {
+  const res = await api(`/api/channels/${ch.id}/calls`, {
+    method: "POST",
+    json: { name, arguments: { text } },
+    headers: { authorization: `Bearer ${ch.agentToken}` },
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { results: { status: string }[] }).results[0]!.status;
+}
+
+/** Runs the rollup's alarm part at `now` in the channel's object; the D1 rows it wrote. */
+async function flushAt(ch: TestChannel, now: number): Promise<{ pending: number; rowsWritten: number }> {
+  return runInDurableObject(stub(ch), async (o: ChannelRelay) => {
+    await o.rollup.onAlarm(now);
+    return { pending: o.rollup.pending(), rowsWritten: o.rollup.lastRowsWritten };
+  });
+}
+
+async function daily(host: string) {
+  const { results } = await env.DB.prepare(
+    `SELECT tool, calls, ok, error, verified, changed, unpublished, cloud FROM tool_usage_daily WHERE host = ? ORDER BY tool`,
+  )
+    .bind(host)
+    .all();
+  return results;
+}
+
+/** A verified site publishing `same` and `edited`; a channel whose tab offers them (edited changed), `extra` and a sidecar tool. */
+async function setup() {
+  const site = await verifiedSite();
+  expect((await publish(site.host, site.key, { tools: [tool("same"), tool("edited")] })).status).toBe(201);
+  return { site, ch: await channelOf(site.origin) };
+}
+
+async function channelOf(origin: string) {
+  const ch = await createChannel();
+  const tab = await connectProvider(ch, {
+    kind: "tab",
+    origin,
+    tools: [tool("same"), tool("edited", { description: "Something else now." }), tool("extra")],
+  });
+  tab.serve((c) =>
+    c.arguments.text === "fail"
+      ? { content: [{ type: "text", text: "The shop is closed." }], isError: true }
+      : { content: [{ type: "text", text: "done" }] },
+  );
+  (await connectProvider(ch, { kind: "sidecar", label: "files", tools: [echoTool("read_file")] })).serve(
+    () => ({
+      content: [{ type: "text", text: "file" }],
+    }),
+  );
+  return ch;
+}
+
+describe("usage rollups in the channel's object", () => {
+  it("counts each call once per (site, tool, day), flushed in one batch after ROLLUP_FLUSH_MS, eviction losing nothing", async () => {
+    const { site, ch } = await setup();
+    for (const t of ["same", "same", "same", "edited", "extra", "read_file", "nope"]) await call(ch, t);
+    expect(await call(ch, "same", "fail")).toBe("error");
+    // Evicted before any flush: the pending counters are in the object's storage.
+    await evictDurableObject(stub(ch));
+    const started = Date.now();
+    // Not due yet: nothing reaches D1.
+    expect((await flushAt(ch, started)).pending).toBe(3);
+    expect(await daily(site.host)).toEqual([]);
+    const flushed = await flushAt(ch, started + ROLLUP_FLUSH_MS + 1000);
+    expect(flushed.pending).toBe(0);
+    const zero = { error: 0, verified: 0, changed: 0, unpublished: 0, cloud: 0 };
+    expect(await daily(site.host)).toEqual([
+      { tool: "edited", calls: 1, ok: 1, ...zero, changed: 1 },
+      { tool: "extra", calls: 1, ok: 1, ...zero, unpublished: 1 },
+      { tool: "same", calls: 4, ok: 3, ...zero, error: 1, verified: 4 },
+    ]);
+    // 3 daily rows, 3 channel rows, 1 error row.
+    console.log(`usage flush: 3 keys, D1 rows_written = ${flushed.rowsWritten}`);
+    expect(flushed.rowsWritten).toBeGreaterThanOrEqual(7);
+    const errors = await env.DB.prepare(`SELECT tool, message, count FROM tool_usage_errors WHERE host = ?`)
+      .bind(site.host)
+      .all();
+    expect(errors.results).toEqual([{ tool: "same", message: "The shop is closed.", count: 1 }]);
+    // Later calls the same day add to the same rows; the channel's hash is not sent again.
+    await call(ch, "same");
+    const second = await flushAt(ch, Date.now() + 2 * ROLLUP_FLUSH_MS);
+    expect(second.rowsWritten).toBe(1);
+    expect((await daily(site.host)).find((r) => r.tool === "same")).toMatchObject({ calls: 5, ok: 4 });
+    const channels = await env.DB.prepare(`SELECT count(*) AS n FROM tool_usage_channels WHERE host = ?`)
+      .bind(site.host)
+      .first<{ n: number }>();
+    expect(channels?.n).toBe(3);
+  });
+
+  it("keeps the counters when D1 refuses the batch and retries later, counting each call once", async () => {
+    const { site, ch } = await setup();
+    await call(ch, "same");
+    await call(ch, "same");
+    const t0 = Date.now() + ROLLUP_FLUSH_MS + 1000;
+    const failed = await runInDurableObject(stub(ch), async (o: ChannelRelay) => {
+      const r = o.rollup as unknown as { db: D1Database };
+      const real = r.db;
+      r.db = {
+        prepare: (q: string) => real.prepare(q),
+        batch: () => Promise.reject(new Error("D1 is down")),
+      } as never;
+      await o.rollup.onAlarm(t0);
+      r.db = real;
+      return { pending: o.rollup.pending(), next: o.rollup.nextFlushAt() };
+    });
+    expect(failed.pending).toBe(1);
+    expect(failed.next).toBeGreaterThan(t0);
+    expect(await daily(site.host)).toEqual([]);
+    // A call while the retry waits joins the same pending key.
+    await call(ch, "same");
+    // Not before the retry time; then once.
+    expect((await flushAt(ch, failed.next! - 1)).pending).toBe(1);
+    expect((await flushAt(ch, failed.next!)).pending).toBe(0);
+    await flushAt(ch, failed.next! + 10 * ROLLUP_FLUSH_MS);
+    expect(await daily(site.host)).toEqual([
+      { tool: "same", calls: 3, ok: 3, error: 0, verified: 3, changed: 0, unpublished: 0, cloud: 0 },
+    ]);
+  });
+});
+
+describe("GET /api/sites/:host/analytics", () => {
+  it("answers the owner's figures per day and tool, distinct channels from 3 channels, as JSON and CSV", async () => {
+    const { site, ch } = await setup();
+    const others = [await channelOf(site.origin), await channelOf(site.origin)];
+    for (const c of [ch, ...others]) {
+      await call(c, "same");
+      await call(c, "same", "fail");
+      await flushAt(c, Date.now() + ROLLUP_FLUSH_MS + 1000);
+    }
+    const auth = { authorization: `Bearer ${site.key}` };
+    const res = await api(`/api/sites/${site.host}/analytics`, { headers: auth });
+    expect(res.status).toBe(200);
+    const a = SiteAnalyticsSchema.parse(await res.json());
+    expect(a.to).toBe(today());
+    expect(a.days).toHaveLength(1);
+    expect(a.days[0]).toMatchObject({ day: today(), tool: "same", calls: 6, ok: 3, error: 3, channels: 3 });
+    expect(a.tools).toEqual([
+      expect.objectContaining({ tool: "same", calls: 6, errorRate: 0.5, channels: 3, changed: 0 }),
+    ]);
+    expect(a.tools[0]!.p50Ms).not.toBeNull();
+    expect(a.errors).toEqual([{ tool: "same", message: "The shop is closed.", count: 3 }]);
+
+    const one = await api(`/api/sites/${site.host}/analytics?tool=edited&from=${today()}&to=${today()}`, {
+      headers: auth,
+    });
+    expect(SiteAnalyticsSchema.parse(await one.json())).toMatchObject({
+      tool: "edited",
+      days: [],
+      tools: [],
+    });
+
+    const csv = await api(`/api/sites/${site.host}/analytics?format=csv`, { headers: auth });
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get("content-type")).toMatch(/^text\/csv/);
+    const lines = (await csv.text()).trim().split("\r\n");
+    expect(lines[0]).toBe(
+      "day,tool,calls,ok,error,denied,timeout,invalid,other,verified,changed,unpublished,cloud,channels,p50Ms,p95Ms",
+    );
+    expect(lines.slice(1)).toHaveLength(1);
+    expect(lines[1]).toMatch(new RegExp(`^${today()},same,6,3,3,0,0,0,0,6,0,0,0,3,\\d+,\\d+$`));
+  });
+
+  it("answers bad input with the hub's usual errors", async () => {
+    const site = await verifiedSite();
+    const other = await verifiedSite();
+    const auth = { headers: { authorization: `Bearer ${site.key}` } };
+    const url = (q: string) => `/api/sites/${site.host}/analytics${q}`;
+    const field = async (q: string, path: string) =>
+      expect((await expectError(await api(url(q), auth), 400, "validation_failed")).issues?.[0]?.path).toBe(
+        path,
+      );
+    await field("?from=2026-02-30", "from");
+    await field("?to=yesterday", "to");
+    await field("?from=2026-01-02&to=2026-01-01", "from");
+    const old = new Date(Date.now() - 120 * 86_400_000).toISOString().slice(0, 10);
+    await field(`?from=${old}`, "from");
+    const future = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
+    await field(`?to=${future}`, "to");
+    await field("?format=xml", "format");
+    await expectError(await api(url("?tool=never_published"), auth), 404, "not_found");
+    await expectError(await api(url("")), 401, "unauthorized");
+    // Another site's key: refused as every publisher-key route refuses it.
+    await expectError(
+      await api(url(""), { headers: { authorization: `Bearer ${other.key}` } }),
+      403,
+      "forbidden",
+    );
+    await expectError(await api(`/api/sites/nowhere.example/analytics`, auth), 403, "forbidden");
+  });
+});
