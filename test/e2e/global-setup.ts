@@ -57,6 +57,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide("demoHost", stack.seeded.host);
   project.provide("demoPublisherKey", stack.seeded.publisherKey);
   project.provide("localhostTls", { cert: tls.cert, key: tls.key });
+  project.provide("persistTo", persistTo);
 
   return async () => {
     await stack.stop();

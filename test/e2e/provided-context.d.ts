@@ -11,6 +11,8 @@ declare module "vitest" {
     demoPublisherKey: string;
     /** A certificate for localhost/127.0.0.1 signed by a CA the e2e hub trusts (PEM), for https test servers. */
     localhostTls: { cert: string; key: string };
+    /** wrangler dev's --persist-to dir (its local D1), for tests that fill tables directly. */
+    persistTo: string;
   }
 }
 
