@@ -87,10 +87,17 @@ export default defineConfig({
         // The cloud runner (src/cloud, its own Worker: wrangler.cloud.toml) in workerd with its [browser]
         // binding, miniflare's local Browser Rendering; its Chromium is the system's, through the wrangler cache
         // the global setup prepares (scripts/lib/browser-cache.mjs), which also serves the test site.
-        plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.cloud.toml" } })],
+        // Its D1 (the hub's database, for the usage rollups) gets migrations/ as the Worker tests' does.
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.cloud.toml" },
+            miniflare: { bindings: { TEST_MIGRATIONS: migrations } },
+          }),
+        ],
         test: {
           name: "cloud",
           include: ["test/cloud/**/*.test.ts"],
+          setupFiles: ["./test/worker/apply-migrations.ts"],
           globalSetup: ["./test/cloud/global-setup.ts"],
           testTimeout: 30_000,
           // One file at a time: browsers are heavy on a 2-core machine, and polyfill.test.ts changes the flags

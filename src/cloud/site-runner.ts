@@ -12,6 +12,7 @@ import { RunFailure } from "./failure.js";
 import { awaitTool, callTool, checkDefinition, openPage, type SitePage } from "./page-run.js";
 import { SiteBrowser } from "./site-browser.js";
 import { SiteQueue } from "./site-queue.js";
+import { UsageRollupCore, type UsageEvent } from "../usage/rollup.js";
 
 /** How many times a run checks a tool the page registers again between its check and its call. */
 const RECHECKS = 3;
@@ -21,6 +22,11 @@ export class SiteRunner extends DurableObject<Env> {
   private readonly stats: DailyStats;
   private readonly queue: SiteQueue;
   private readonly browser: SiteBrowser;
+  /**
+   * The site's public and Try it runs added up per (tool, day) and flushed to the hub's D1 (usage/rollup.ts);
+   * runs a channel asked for are counted by the channel. No channel: no distinct-channel rows.
+   */
+  readonly rollup: UsageRollupCore;
   /** The hub-wide total as last read from the ledger, and this site's time not yet added to it. */
   private ledger = { day: "", total: 0, at: 0 };
   private readonly pending = new Map<string, number>();
@@ -34,6 +40,7 @@ export class SiteRunner extends DurableObject<Env> {
     this.stats = new DailyStats(ctx.storage.sql);
     this.queue = new SiteQueue(this.config.concurrency, this.config.queueMax);
     this.browser = new SiteBrowser(env.BROWSER, ctx.storage, this.config.concurrency);
+    this.rollup = new UsageRollupCore(ctx.storage, env.DB, () => null);
   }
 
   async run(request: CloudRunRequest): Promise<CloudRunResponse> {
@@ -60,6 +67,7 @@ export class SiteRunner extends DurableObject<Env> {
         const { result, warm } = await this.runOnPage({ ...request, origin }, deadline);
         browserMs = Date.now() - slotStarted;
         this.count(day, { browserMs });
+        this.countUsage(request, started, result.isError === true ? "error" : "ok");
         return { ok: true, result, browserMs, warm };
       } finally {
         browserMs = Date.now() - slotStarted;
@@ -78,6 +86,11 @@ export class SiteRunner extends DurableObject<Env> {
           : `The cloud run failed unexpectedly (${String((e as Error)?.message ?? e).slice(0, 300)}).`;
       if (!(e instanceof RunFailure)) console.error("cloud run:", e);
       this.count(day, { failure, browserMs });
+      this.countUsage(request, started, failure, message);
+      if (!this.alarmSet) {
+        await this.ctx.storage.setAlarm(Date.now() + TIMES.idleMs);
+        this.alarmSet = true;
+      }
       return { ok: false, failure, message: message.slice(0, 2000), browserMs };
     }
   }
@@ -125,6 +138,38 @@ export class SiteRunner extends DurableObject<Env> {
     if (outcome.browserMs > 0) this.pending.set(day, (this.pending.get(day) ?? 0) + outcome.browserMs);
   }
 
+  /** Adds a public or Try it run to the usage rollup (statuses as the hub's audit maps them: cloud/run.ts). */
+  private countUsage(
+    request: CloudRunRequest,
+    started: number,
+    outcome: "ok" | "error" | CloudFailure,
+    message?: string,
+  ): void {
+    if (request.via === "channel") return;
+    const now = Date.now();
+    const ran = outcome === "ok" || outcome === "error";
+    const status: UsageEvent["status"] = ran
+      ? outcome
+      : outcome === "timeout"
+        ? "timeout"
+        : ["disabled", "budget", "changed", "unregistered"].includes(outcome)
+          ? "denied"
+          : "error";
+    this.rollup.record(
+      {
+        host: request.site,
+        tool: request.tool,
+        status,
+        verification: ran ? "verified" : outcome === "changed" ? "changed" : null,
+        cloud: true,
+        durationMs: now - started,
+        message: ran ? null : message,
+        at: started,
+      },
+      now,
+    );
+  }
+
   /** Throws `budget` when the site's or the hub's browser time for `day` is spent. */
   private async checkBudgets(site: string, day: string, now: number): Promise<void> {
     const resets = () => {
@@ -164,13 +209,21 @@ export class SiteRunner extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     this.alarmSet = false;
     const now = Date.now();
+    // The usage rollup's flush when due; then the next alarm at the earlier of the idle check and the flush.
+    await this.rollup.onAlarm(now);
+    const flushAt = this.rollup.nextFlushAt();
     if (this.queue.counts.running > 0 || now - this.lastRunEnded < TIMES.idleMs) {
-      await this.ctx.storage.setAlarm(Math.max(this.lastRunEnded, now) + TIMES.idleMs);
+      const idleAt = Math.max(this.lastRunEnded, now) + TIMES.idleMs;
+      await this.ctx.storage.setAlarm(Math.min(idleAt, flushAt ?? idleAt));
       this.alarmSet = true;
       return;
     }
     await this.browser.rest();
     if (this.pending.size) await this.syncLedger(utcDay(now), now, true);
+    if (flushAt !== null) {
+      await this.ctx.storage.setAlarm(flushAt);
+      this.alarmSet = true;
+    }
   }
 
   /** The site's stats, newest day first. */

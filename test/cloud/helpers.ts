@@ -14,6 +14,7 @@ export interface RunOptions {
   arguments?: Record<string, unknown>;
   definition?: DigestedDefinition;
   timeoutMs?: number;
+  via?: "public" | "channel" | "try";
 }
 
 /** Runs `tool` (default: add) on `path` of the test site, as the site `siteName`. */
@@ -35,7 +36,7 @@ export async function run(
       arguments: options.arguments ?? { a: 2, b: 3 },
       digest: await definitionDigest(definition),
       timeoutMs: options.timeoutMs ?? 20_000,
-      via: "public",
+      via: options.via ?? "public",
     }),
   });
   if (res.status !== 200) throw new Error(`runner answered ${res.status}: ${await res.text()}`);

@@ -6,7 +6,9 @@
 //   site is not counted. Rows for any origin would cost D1 rows nobody can read (analytics answer only a
 //   site's owner) and would make the table unbounded by sites × tools × days.
 // - An added marketplace tool (ran in the cloud, or its page could not be opened) counts under its site;
-//   cloud runs with cloud = 1 (the runner does not count runs a channel asked for).
+//   cloud runs with cloud = 1 (the runner does not count runs a channel asked for). A cloud run checks the
+//   page's live tool against the published digest: a run that reached the tool counts `verified`, one refused
+//   for a differing definition `changed` (as the runner counts public runs).
 // - Sidecar tools have no site: not counted. Calls of a name the channel has no tool for: not counted.
 // - The tool is the name the site publishes (originalName), never the channel's prefixed name.
 import type { FinishedCall } from "./call-dispatch.js";
@@ -30,11 +32,18 @@ export class UsageRollup extends UsageRollupCore {
     const event: UsageEvent = {
       ...key,
       status: call.outcome.status,
-      verification: key.cloud ? null : call.verification?.status,
+      verification: key.cloud ? cloudVerification(call) : call.verification?.status,
       durationMs: now - call.started,
       message: text && "text" in text ? text.text : null,
       at: call.started,
     };
     return this.record(event, now);
   }
+}
+
+/** A cloud run's check of the live tool: `changed` when refused for it, `verified` when the tool ran. */
+function cloudVerification(call: FinishedCall): "verified" | "changed" | null {
+  const failure = (call.outcome as { failure?: string }).failure;
+  if (failure === "changed") return "changed";
+  return !failure && (call.outcome.status === "ok" || call.outcome.status === "error") ? "verified" : null;
 }
