@@ -133,6 +133,8 @@ describe("the site owner's usage analytics", () => {
     await tools.waitFor({ timeout: 30_000 });
     for (const width of [360, 1280]) {
       await page.setViewportSize({ width, height: 800 });
+      await page.reload(); // the charts are drawn for the width the page loads at
+      await tools.waitFor({ timeout: 30_000 });
       await browser.screenshot(page, `analytics-${width}`);
       if (width === 360) {
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

@@ -290,7 +290,8 @@ function chart(
   f: (v: number) => string,
   title: string,
 ): HTMLElement {
-  const W = 640;
+  // As wide as the page allows (up to 640): the axis text stays at its real size on a phone.
+  const W = Math.round(Math.min(640, Math.max(300, root.clientWidth)));
   const H = 200;
   const L = 56;
   const B = 22;
@@ -327,7 +328,7 @@ function chart(
         max === Number.MIN_VALUE ? "0" : f(v),
       ),
     );
-  const every = Math.ceil(days.length / 6);
+  const every = Math.ceil(days.length / Math.floor(W / 100));
   days.forEach((d, i) => {
     if (i % every === 0)
       g.append(svg("text", { x: x(i), y: H - 6, "text-anchor": "middle", class: "axis" }, d.slice(5)));
