@@ -1,7 +1,9 @@
 // The daily maintenance the Cron Trigger runs (index.ts `scheduled`): what anonymous writes leave behind is
-// bounded in time, not only in rate. Audit rows are kept AUDIT_RETENTION_DAYS; expired challenges, pairing
-// codes and rate-limit windows are dropped; sites never verified and channels never used (or idle) expire,
-// unless an account owns them; expired browser sessions and WebAuthn challenges are dropped.
+// bounded in time, not only in rate. Audit rows D1 still holds from before each channel kept its own log
+// (relay/audit-log.ts: the object prunes its rows, and notes calls as the channel's use on its row) are kept
+// AUDIT_RETENTION_DAYS; expired challenges, pairing codes and rate-limit windows are dropped; sites never
+// verified and channels never used (or idle) expire, unless an account owns them; expired browser sessions
+// and WebAuthn challenges are dropped.
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "./db/client.js";
 import type { Settings } from "./env.js";
@@ -15,8 +17,6 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const BATCH = 1000;
 /** Idle channels closed per run: each costs calls to its Durable Object; the rest wait for the next day. */
 const IDLE_CHANNELS_PER_RUN = 500;
-/** How far back calls in the audit log count as a channel's use (covers a week of missed runs). */
-const USE_LOOKBACK_MS = 7 * DAY_MS;
 
 export type MaintenanceSettings = Pick<
   Settings,
@@ -63,13 +63,6 @@ export async function runMaintenance(
   settings: MaintenanceSettings,
   closeChannel: CloseChannel,
 ): Promise<MaintenanceReport> {
-  // Calls are a channel's use too, but recording each on the hot path would cost a write per call: fold
-  // them in from the audit log, before the oldest rows are pruned.
-  await db.run(sql`UPDATE channels SET last_used_at = recent.at
-    FROM (SELECT channel_id, max(created_at) AS at FROM audit_log WHERE created_at > ${now - USE_LOOKBACK_MS}
-      GROUP BY channel_id) AS recent
-    WHERE channels.id = recent.channel_id AND (channels.last_used_at IS NULL OR channels.last_used_at < recent.at)`);
-
   const auditRows = await deleteInBatches(
     db,
     sql`SELECT rowid FROM audit_log WHERE created_at < ${now - settings.AUDIT_RETENTION_DAYS * DAY_MS}`,

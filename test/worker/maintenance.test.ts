@@ -110,24 +110,38 @@ describe("runMaintenance", () => {
     await expect(agent.listTools()).rejects.toThrow();
   });
 
-  it("counts calls in the audit log as use, so a channel in use through one long session does not expire", async () => {
+  it("counts calls as use: the channel's object notes it on the channels row, at most once an hour, not from D1 audit rows", async () => {
     const now = Date.now();
     const settings = settingsOf(env);
     const busy = await createChannel();
-    await setChannel(
-      busy,
-      now - 2 * settings.IDLE_CHANNEL_DAYS * DAY,
-      now - (settings.IDLE_CHANNEL_DAYS + 1) * DAY,
-    );
-    await auditRow(busy.id, now - DAY);
+    (await connectProvider(busy, { tools: [echoTool()] })).serve(() => ({
+      content: [{ type: "text", text: "ok" }],
+    }));
+    // One long session: the agent authenticated once, long ago; only its calls show the channel is used.
+    const agent = await connectAgent(busy);
+    const old = now - (settings.IDLE_CHANNEL_DAYS + 1) * DAY;
+    await setChannel(busy, now - 2 * settings.IDLE_CHANNEL_DAYS * DAY, old);
+    await agent.callTool({ name: "echo", arguments: { text: "a" } });
+    const lastUsed = async () =>
+      (await env.DB.prepare("SELECT last_used_at AS t FROM channels WHERE id = ?")
+        .bind(busy.id)
+        .first<{ t: number }>())!.t;
+    expect(await lastUsed()).toBeGreaterThanOrEqual(now);
+    // Noted within the hour: the next calls cost D1 nothing.
+    await setChannel(busy, now - 2 * settings.IDLE_CHANNEL_DAYS * DAY, old);
+    await agent.callTool({ name: "echo", arguments: { text: "b" } });
+    expect(await lastUsed()).toBe(old);
+    await setChannel(busy, now - 2 * settings.IDLE_CHANNEL_DAYS * DAY, now);
+    // An audit row in D1 (from before the channels kept their own) is not counted as use any more.
+    const other = await createChannel();
+    await setChannel(other, now - 2 * settings.IDLE_CHANNEL_DAYS * DAY, old);
+    await auditRow(other.id, now - DAY);
 
     const report = await runMaintenance(database(env.DB), now, settings, closeChannelRelay(env));
 
-    expect(report.idleChannels).toBe(0);
-    const row = await env.DB.prepare("SELECT last_used_at FROM channels WHERE id = ?")
-      .bind(busy.id)
-      .first<{ last_used_at: number }>();
-    expect(row!.last_used_at).toBe(now - DAY);
+    expect(report.idleChannels).toBe(1);
+    expect(await exists("channels", "id = ?", other.id)).toBe(false);
+    expect(await exists("channels", "id = ?", busy.id)).toBe(true);
   });
 
   it("keeps a channel in use: pairing and agent requests record the use", async () => {

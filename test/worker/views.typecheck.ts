@@ -18,7 +18,7 @@ import type {
   ToolExportView,
   ToolSearchPage,
 } from "../../src/protocol/views.js";
-import type { listAudit } from "../../src/worker/channels/audit.js";
+import type { channelAudit } from "../../src/worker/channels/audit.js";
 import type {
   channelView,
   createAgentToken,
@@ -47,7 +47,7 @@ export type WorkerAnswersFitTheViews = [
   Fits<Answer<typeof listAgentTokens>, AgentTokenView[]>,
   Fits<Snapshot["providers"], ProviderView[]>,
   Fits<Snapshot["tools"], ChannelToolView[]>,
-  Fits<Answer<typeof listAudit>, AuditPage>,
+  Fits<Answer<typeof channelAudit>, AuditPage>,
   Fits<ReturnType<typeof describeChallenge>, ChallengeView>,
   Fits<Omit<Answer<typeof registerSite>, "created">, RegisteredSiteView>,
   Fits<Answer<typeof publishManifest>, PublishResultView>,

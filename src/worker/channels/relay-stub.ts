@@ -4,6 +4,7 @@
 import type { ChannelConfig } from "../../protocol/index.js";
 import type { ChannelRelay, PlainCall } from "../relay/channel-relay.js";
 import type { CallOutcome } from "../relay/channel-tools.js";
+import type { AuditRead, AuditRows } from "../relay/audit-log.js";
 import type { ChannelRow } from "./channels.js";
 
 export interface RelayApi {
@@ -13,7 +14,7 @@ export interface RelayApi {
   callOnce(config: ChannelConfig, call: PlainCall): Promise<CallOutcome>;
   addedToolsChanged(config: ChannelConfig): Promise<void>;
   siteChanged(config: ChannelConfig): Promise<void>;
-  flushAudit(): Promise<number>;
+  readAudit(config: ChannelConfig, q: AuditRead): Promise<AuditRows>;
   revokeProvider(tokenId: string): Promise<number>;
   revokeAgent(agentTokenId: string): Promise<number>;
 }

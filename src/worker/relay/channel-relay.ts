@@ -1,7 +1,7 @@
 // ChannelRelay: one Durable Object per channel, composed of the parts that do its work: the providers'
 // sockets and tool lists (provider-store.ts), the tools agents see (tool-catalog.ts), the calls in flight
-// (call-dispatch.ts), the channel's MCP sessions (mcp-sessions.ts) and the audit outbox shipped to D1 by the
-// object's alarm (audit-outbox.ts), and each tab tool checked against its origin's published manifest under
+// (call-dispatch.ts), the channel's MCP sessions (mcp-sessions.ts), its audit log kept in its own storage
+// (audit-log.ts), and each tab tool checked against its origin's published manifest under
 // the channel's verification policy (verification.ts). This file wires them to the runtime's entry points: `fetch` (what the
 // Worker forwards, read once through the contract in src/protocol/relay-contract.ts), the hibernation API's
 // WebSocket events, the alarm, and the RPC methods the Worker calls (channels/relay-stub.ts).
@@ -24,8 +24,10 @@ import {
 } from "../../protocol/index.js";
 import { CloudListing, callAddedInCloud } from "../cloud/channel.js";
 import { AddedTools } from "./added-tools.js";
-import { AuditOutbox } from "./audit-outbox.js";
+import { AuditLog, type AuditRead, type AuditRows } from "./audit-log.js";
+import { settingsOf } from "../env.js";
 import { CallDispatch, type FinishedCall } from "./call-dispatch.js";
+import { UsageRollup } from "./usage-rollup.js";
 import type { CallOutcome, CallRequest, ChannelTools } from "./channel-tools.js";
 import { McpSessions } from "./mcp-sessions.js";
 import type { ExposedTool, ProviderState } from "./naming.js";
@@ -48,7 +50,11 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
   private readonly providers: ProviderStore;
   private readonly catalog: ToolCatalog;
   private readonly calls: CallDispatch;
-  private readonly outbox: AuditOutbox;
+  private readonly auditLog: AuditLog;
+  /** The channel's calls added up per (site, tool, day), flushed to D1 by the alarm (usage-rollup.ts). */
+  readonly rollup: UsageRollup;
+  /** When the object's one alarm is set (null: none; undefined: not read from storage yet). */
+  private alarmAt: number | null | undefined;
   private readonly mcp: McpSessions;
   private readonly verifier: ToolVerifier;
   /** The marketplace tools the owner added, listed while no tab offers them (added-tools.ts). */
@@ -81,7 +87,13 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
       strictNames: this.config?.strictNames ?? false,
     }));
     this.calls = new CallDispatch(this.catalog, this.providers);
-    this.outbox = new AuditOutbox(ctx.storage, env.DB, () => this.channelId);
+    this.auditLog = new AuditLog(
+      ctx.storage,
+      env.DB,
+      () => this.channelId,
+      settingsOf(env).AUDIT_RETENTION_DAYS * 86_400_000,
+    );
+    this.rollup = new UsageRollup(ctx.storage, env.DB, () => this.config?.channelId ?? null);
     this.mcp = new McpSessions(this, this.sql);
     this.verifier = new ToolVerifier(env.DB);
     this.cloud = new CloudListing(env);
@@ -341,13 +353,39 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
     return call.outcome;
   }
 
-  /** Every finished call goes to the audit outbox (bench/relay/worker.mjs overrides this to measure it). */
+  /** Every finished call goes to the audit log (bench/relay/worker.mjs overrides this to measure it). */
   protected async audit(call: FinishedCall): Promise<void> {
-    await this.outbox.record(call);
+    const at = await this.auditLog.record(call);
+    // The row's expiry: an alarm set earlier (for an older row) covers it.
+    await this.ensureAlarm(at + this.auditLog.retentionMs);
+    if (this.rollup.add(call, Date.now())) await this.ensureAlarm(this.rollup.nextFlushAt()!);
   }
 
   override async alarm(): Promise<void> {
-    await this.outbox.alarm();
+    await this.runAlarm(Date.now());
+  }
+
+  /**
+   * The object's one alarm (tests pass `now`): the audit log's retention, then the usage rollup's flush; the
+   * next alarm at the earliest time either needs it. Parts that need it sooner call ensureAlarm.
+   */
+  async runAlarm(now: number): Promise<void> {
+    this.alarmAt = null;
+    const auditNext = this.auditLog.prune(now);
+    try {
+      await this.rollup.onAlarm(now);
+    } finally {
+      const next = [auditNext, this.rollup.nextFlushAt()].filter((t): t is number => t !== null);
+      if (next.length) await this.ensureAlarm(Math.min(...next));
+    }
+  }
+
+  /** Makes sure the object's alarm fires at `at` or earlier (one storage read per instance, then memory). */
+  private async ensureAlarm(at: number): Promise<void> {
+    if (this.alarmAt === undefined) this.alarmAt = await this.ctx.storage.getAlarm();
+    if (this.alarmAt !== null && this.alarmAt <= at) return;
+    await this.ctx.storage.setAlarm(at);
+    this.alarmAt = at;
   }
 
   // ------------------------------------------------------------------------------------------------------
@@ -411,7 +449,6 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
       // Browsers whose extension can open an added tool's page on demand, and opens under way.
       extensionsConnected: this.opener.connected(),
       pendingOpens: this.opener.size,
-      pendingAudit: this.outbox.pending(),
     };
   }
 
@@ -432,9 +469,15 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
     if (this.providers.size) this.mcp.notifyToolsChanged();
   }
 
-  /** Ships pending audit rows now (the audit API calls this so a reader sees every finished call). */
-  async flushAudit(): Promise<number> {
-    return this.outbox.flush();
+  /** Answers an audit query from the channel's own log (channels/audit.ts makes and reads the cursors). */
+  async readAudit(config: ChannelConfig, q: AuditRead): Promise<AuditRows> {
+    this.configure(config);
+    const now = Date.now();
+    const rows = await this.auditLog.read(q, now);
+    // Rows moved in from D1 may expire before the alarm set for newer ones.
+    const next = this.auditLog.nextNeed(now);
+    if (next !== null) await this.ensureAlarm(next);
+    return rows;
   }
 
   /** Closes every live connection of a revoked provider token. */

@@ -2,6 +2,7 @@
 // its passkeys and sessions, the channels and sites it owns and their keys, claiming, deleting the account.
 import { Hono } from "../http/hono.js";
 import {
+  AuditQuerySchema,
   AddPasskeyVerifyBodySchema,
   ClaimChannelBodySchema,
   ClaimSiteBodySchema,
@@ -12,7 +13,8 @@ import {
   SignUpVerifyBodySchema,
 } from "../../protocol/index.js";
 import { readJson } from "../http/body.js";
-import type { AppContext, AppEnv } from "../http/context.js";
+import { query, type AppContext, type AppEnv } from "../http/context.js";
+import { accountAudit } from "../channels/audit.js";
 import { rateLimit } from "../http/rate-limit.js";
 import { normalizeHost } from "../registry/origins.js";
 import { closeChannelRelay } from "../maintenance.js";
@@ -141,6 +143,12 @@ accountRoutes.delete("/passkeys/:id", async (c) => {
 accountRoutes.get("/channels", async (c) => {
   const account = await requireAccount(c);
   return c.json({ channels: await accountChannels(c.var.db, account.id) });
+});
+
+// The account's channels' audit logs merged, newest first (channels/audit.ts: at most 20 channels).
+accountRoutes.get("/audit", async (c) => {
+  const account = await requireAccount(c);
+  return c.json(await accountAudit(c.env, c.var.db, account.id, query(c, AuditQuerySchema)));
 });
 
 accountRoutes.post("/channels/claim", async (c) => {

@@ -36,7 +36,7 @@ import {
   revokeProviderToken,
   type ChannelRow,
 } from "../channels/channels.js";
-import { listAudit } from "../channels/audit.js";
+import { channelAudit } from "../channels/audit.js";
 import { addTools, addedToolView, readAddedTools, removeTools } from "../channels/channel-tools.js";
 import { pairingSource } from "../channels/pairing-source.js";
 import { configOf, relayOf } from "../channels/relay-stub.js";
@@ -274,9 +274,7 @@ channelRoutes.delete("/:id/owner-keys/:keyId", async (c) => {
 
 channelRoutes.get("/:id/audit", async (c) => {
   const channel = c.var.ownedChannel;
-  const params = query(c, AuditQuerySchema);
-  await relayOf(c.env, channel).flushAudit();
-  return c.json(await listAudit(c.var.db, channel.id, params));
+  return c.json(await channelAudit(c.env, channel, query(c, AuditQuerySchema)));
 });
 
 pairRoutes.post(
