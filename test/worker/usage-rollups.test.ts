@@ -4,8 +4,10 @@
 // GET /api/sites/:host/analytics (JSON, CSV, bad input).
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { SiteAnalyticsSchema } from "../../src/protocol/usage.js";
-import { ROLLUP_FLUSH_MS } from "../../src/usage/rollup.js";
+import { SiteAnalyticsSchema, USAGE_KMV_K } from "../../src/protocol/usage.js";
+import { database } from "../../src/worker/db/client.js";
+import { ROLLUP_FLUSH_MS, sha256Hex } from "../../src/usage/rollup.js";
+import { kmvCount, publicUsage, pruneUsage } from "../../src/worker/registry/usage.js";
 import type { ChannelRelay } from "../../src/worker/relay/channel-relay.js";
 import { evictDurableObject } from "./evict.js";
 import { api, expectError, publish, tool, verifiedSite } from "./helpers.js";
@@ -204,5 +206,54 @@ describe("GET /api/sites/:host/analytics", () => {
       "forbidden",
     );
     await expectError(await api(`/api/sites/nowhere.example/analytics`, auth), 403, "forbidden");
+  });
+});
+
+describe("the daily maintenance's part and the distinct-channel estimate", () => {
+  it("drops rows past USAGE_DAYS, keeps the K smallest hashes and the 10 commonest errors per key; estimates past K", async () => {
+    const host = "prune.example";
+    const now = Date.now();
+    const day = today();
+    const old = new Date(now - 100 * 86_400_000).toISOString().slice(0, 10);
+    const hashes = await Promise.all(Array.from({ length: 1000 }, (_, i) => sha256Hex(`channel-${i}`)));
+    const insert = env.DB.prepare(`INSERT INTO tool_usage_channels VALUES (?, 't', ?, ?)`);
+    for (let i = 0; i < hashes.length; i += 50)
+      await env.DB.batch(hashes.slice(i, i + 50).map((h) => insert.bind(host, day, h)));
+    await env.DB.batch([
+      env.DB.prepare(
+        `INSERT INTO tool_usage_daily (host, tool, day, calls) VALUES (?, 't', ?, 1), (?, 't', ?, 1000)`,
+      ).bind(host, old, host, day),
+      ...Array.from({ length: 12 }, (_, i) =>
+        env.DB.prepare(`INSERT INTO tool_usage_errors VALUES (?, 't', ?, ?, ?)`).bind(
+          host,
+          day,
+          `message ${i}`,
+          i + 1,
+        ),
+      ),
+    ]);
+    await pruneUsage(database(env.DB), now);
+    const kept = await env.DB.prepare(
+      `SELECT channel_hash AS h FROM tool_usage_channels WHERE host = ? ORDER BY h`,
+    )
+      .bind(host)
+      .all<{ h: string }>();
+    expect(kept.results.map((r) => r.h)).toEqual([...hashes].sort().slice(0, USAGE_KMV_K));
+    const days = await env.DB.prepare(`SELECT day FROM tool_usage_daily WHERE host = ?`).bind(host).all();
+    expect(days.results).toEqual([{ day }]);
+    const errors = await env.DB.prepare(
+      `SELECT count FROM tool_usage_errors WHERE host = ? ORDER BY count DESC`,
+    )
+      .bind(host)
+      .all<{ count: number }>();
+    expect(errors.results.map((r) => r.count)).toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3]);
+    // Exact below K; past it the KMV estimate of 1,000 channels (standard error about 1/√(K-2) ≈ 27%).
+    expect(kmvCount(hashes.slice(0, 5))).toBe(5);
+    const estimate = kmvCount(kept.results.map((r) => r.h));
+    console.log(`KMV estimate of 1000 distinct channels (K = ${USAGE_KMV_K}): ${estimate}`);
+    expect(estimate).toBeGreaterThan(500);
+    expect(estimate).toBeLessThan(2000);
+    const usage = await publicUsage(env.DB, host, null, now);
+    expect(usage.get("t")).toEqual({ calls30d: 1000, channels30d: estimate });
   });
 });

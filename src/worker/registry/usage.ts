@@ -14,7 +14,6 @@ import {
   type PublicUsage,
   type SiteAnalytics,
 } from "../../protocol/usage.js";
-import { sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { HubError } from "../http/errors.js";
 
@@ -270,19 +269,23 @@ const PRUNE_DAYS = 7;
  * day) keeps its USAGE_KMV_K smallest channel hashes and its ERRORS_KEPT commonest messages. Returns rows deleted.
  */
 export async function pruneUsage(db: Db, now: number): Promise<number> {
+  const d1 = db.$client;
   const oldest = usageDay(now - (USAGE_DAYS - 1) * DAY_MS);
   const recent = usageDay(now - PRUNE_DAYS * DAY_MS);
-  const key = sql.raw("host, tool, day");
-  const results = await db.batch([
-    db.run(sql`DELETE FROM tool_usage_daily WHERE day < ${oldest}`),
-    db.run(sql`DELETE FROM tool_usage_channels WHERE day < ${oldest}`),
-    db.run(sql`DELETE FROM tool_usage_errors WHERE day < ${oldest}`),
-    db.run(sql`DELETE FROM tool_usage_channels WHERE (${key}, channel_hash) IN (SELECT ${key}, channel_hash FROM
-      (SELECT ${key}, channel_hash, row_number() OVER (PARTITION BY ${key} ORDER BY channel_hash) AS n
-       FROM tool_usage_channels WHERE day >= ${recent}) WHERE n > ${USAGE_KMV_K})`),
-    db.run(sql`DELETE FROM tool_usage_errors WHERE (${key}, message) IN (SELECT ${key}, message FROM
-      (SELECT ${key}, message, row_number() OVER (PARTITION BY ${key} ORDER BY count DESC, message) AS n
-       FROM tool_usage_errors WHERE day >= ${recent}) WHERE n > ${ERRORS_KEPT})`),
+  const beyond = (table: string, col: string, order: string, keep: number) =>
+    d1
+      .prepare(
+        `DELETE FROM ${table} WHERE (host, tool, day, ${col}) IN (SELECT host, tool, day, ${col} FROM
+          (SELECT host, tool, day, ${col}, row_number() OVER (PARTITION BY host, tool, day ORDER BY ${order}) AS n
+           FROM ${table} WHERE day >= ?) WHERE n > ${keep})`,
+      )
+      .bind(recent);
+  const results = await d1.batch([
+    ...["tool_usage_daily", "tool_usage_channels", "tool_usage_errors"].map((t) =>
+      d1.prepare(`DELETE FROM ${t} WHERE day < ?`).bind(oldest),
+    ),
+    beyond("tool_usage_channels", "channel_hash", "channel_hash", USAGE_KMV_K),
+    beyond("tool_usage_errors", "message", "count DESC, message", ERRORS_KEPT),
   ]);
   return results.reduce((n, r) => n + (r.meta?.changes ?? 0), 0);
 }
