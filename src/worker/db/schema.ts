@@ -183,7 +183,7 @@ export const channels = sqliteTable(
     createdAt: integer("created_at", { mode: "number" }).notNull(),
     /**
      * When the channel was last used (a pairing redeemed, a provider connected, an agent or its owner
-     * authenticated; agent calls are folded in daily from the audit log), at most once per hour on a hot path.
+     * authenticated, a call audited by the channel's object), at most once per hour on a hot path.
      * Null: never used. The daily maintenance deletes channels that were never used, or not for long.
      */
     lastUsedAt: integer("last_used_at", { mode: "number" }),
@@ -275,7 +275,11 @@ export const rateLimits = sqliteTable("rate_limits", {
   count: integer("count", { mode: "number" }).notNull(),
 });
 
-/** One row per call, written by the channel's ChannelRelay (storage first, then shipped here by an alarm). */
+/**
+ * Legacy: one row per call, as channels' objects shipped them before each kept its own log (relay/audit-log.ts).
+ * Nothing writes here any more; a channel's object moves its rows out as its owner reads, the daily
+ * maintenance prunes the rest by age, and the table is empty AUDIT_RETENTION_DAYS after the upgrade.
+ */
 export const auditLog = sqliteTable(
   "audit_log",
   {
