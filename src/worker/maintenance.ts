@@ -11,6 +11,7 @@ import { pruneRateLimits } from "./channels/rate-limit.js";
 import { relayOf } from "./channels/relay-stub.js";
 import { backfillDigests } from "./registry/digests.js";
 import { notProofOnRecord } from "./registry/sites.js";
+import { pruneUsage } from "./registry/usage.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Rows one delete statement removes: keeps each statement short (D1 limits a query's time). */
@@ -54,6 +55,8 @@ export interface MaintenanceReport {
   closedConnections: number;
   /** Tool rows published before definition digests that were given theirs (bounded per run). */
   digests: number;
+  /** Tool usage rollup rows deleted (past USAGE_DAYS, past the sketch's K, past the kept errors). */
+  usageRows: number;
 }
 
 /** Runs every step once; each is idempotent, so a failed run is simply repeated by the next one. */
@@ -107,6 +110,8 @@ export async function runMaintenance(
     "webauthn_challenges",
   );
   const digests = await backfillDigests(db);
+  // Tool usage rollups: USAGE_DAYS kept, each day's channel sketch and errors bounded (registry/usage.ts).
+  const usageRows = await pruneUsage(db, now);
   return {
     auditRows,
     challenges,
@@ -118,6 +123,7 @@ export async function runMaintenance(
     sessions,
     webauthnChallenges,
     digests,
+    usageRows,
   };
 }
 
