@@ -312,6 +312,57 @@ describe("rows D1 holds from before the channel kept its own log", () => {
   });
 });
 
+describe("rows the old outbox had not shipped when the object was upgraded", () => {
+  it("move into the object's log when it next wakes", async () => {
+    const ch = await servedChannel();
+    const stub = stubOf(ch.id);
+    const at = Date.now() - 60_000;
+    const row = {
+      id: `${ch.id}:7`,
+      channelId: ch.id,
+      seq: 7,
+      agentTokenId: ch.agentTokenId,
+      agentLabel: "old agent",
+      providerId: null,
+      providerLabel: null,
+      origin: null,
+      tool: "shipped-never",
+      argBytes: 2,
+      argSha256: "x",
+      status: "error",
+      durationMs: 3,
+      message: "it failed",
+      createdAt: at,
+      verification: null,
+    };
+    await runInDurableObject(stub, (_obj: ChannelRelay, state) => {
+      state.storage.sql.exec("CREATE TABLE audit_outbox (seq INTEGER PRIMARY KEY, row TEXT NOT NULL)");
+      state.storage.sql.exec("INSERT INTO audit_outbox (seq, row) VALUES (7, ?)", JSON.stringify(row));
+    });
+    await evictDurableObject(stub);
+    expect((await auditOf(ch)).entries).toEqual([
+      {
+        id: `${ch.id}:7`,
+        tool: "shipped-never",
+        status: "error",
+        agentTokenId: ch.agentTokenId,
+        agent: "old agent",
+        provider: null,
+        argBytes: 2,
+        argSha256: "x",
+        durationMs: 3,
+        message: "it failed",
+        verification: null,
+        at: new Date(at).toISOString(),
+      },
+    ]);
+    expect(await d1AuditRows(ch.id)).toBe(0);
+    // Numbered on from the moved row.
+    await plainCall(ch, "next");
+    expect((await auditOf(ch, "limit=1")).entries[0].id).toBe(`${ch.id}:8`);
+  });
+});
+
 describe("an account's audit view", () => {
   it("fans out to the account's channels, merges newest first and pages with one opaque cursor", async () => {
     const me = await signedInAccount();

@@ -47,9 +47,9 @@ const PRUNE_BATCH = 1000;
 const MOVE_BATCH = 500;
 const MOVE_BATCHES_PER_READ = 10;
 
-const COLS = `seq, created_at, tool, status, agent_token_id, agent_label, provider_id, provider_label, origin,
-  arg_bytes, arg_sha256, duration_ms, message, verification`;
-const INSERT = `INSERT OR IGNORE INTO audit (${COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const COLS =
+  "seq,created_at,tool,status,agent_token_id,agent_label,provider_id,provider_label,origin,arg_bytes,arg_sha256,duration_ms,message,verification";
+const INSERT = `INSERT OR IGNORE INTO audit (${COLS}) VALUES (${"?,".repeat(13)}?)`;
 
 type Row = {
   seq: number;
@@ -68,23 +68,6 @@ type Row = {
   verification: string | null;
 };
 
-const valuesOf = (r: Row) => [
-  r.seq,
-  r.created_at,
-  r.tool,
-  r.status,
-  r.agent_token_id,
-  r.agent_label,
-  r.provider_id,
-  r.provider_label,
-  r.origin,
-  r.arg_bytes,
-  r.arg_sha256,
-  r.duration_ms,
-  r.message,
-  r.verification ?? null,
-];
-
 export class AuditLog {
   private readonly sql: SqlStorage;
   /** The last number handed out (undefined until seeded from storage). */
@@ -99,10 +82,8 @@ export class AuditLog {
     readonly retentionMs: number,
   ) {
     const sql = (this.sql = storage.sql);
-    sql.exec(`CREATE TABLE IF NOT EXISTS audit (seq INTEGER PRIMARY KEY, created_at INTEGER NOT NULL,
-      tool TEXT NOT NULL, status TEXT NOT NULL, agent_token_id TEXT, agent_label TEXT, provider_id TEXT,
-      provider_label TEXT, origin TEXT, arg_bytes INTEGER NOT NULL, arg_sha256 TEXT NOT NULL,
-      duration_ms INTEGER NOT NULL, message TEXT, verification TEXT)`);
+    // Columns as COLS (SQLite needs no types here); seq is the row's key.
+    sql.exec(`CREATE TABLE IF NOT EXISTS audit (${COLS.replace(",", " INTEGER PRIMARY KEY,")})`);
     sql.exec(`CREATE INDEX IF NOT EXISTS audit_time ON audit (created_at, seq)`);
     sql.exec(`CREATE INDEX IF NOT EXISTS audit_tool_time ON audit (tool, created_at, seq)`);
     sql.exec(`CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL)`);
@@ -111,7 +92,7 @@ export class AuditLog {
       for (const { row } of sql.exec<{ row: string }>(`SELECT row FROM audit_outbox`).toArray()) {
         const r = JSON.parse(row) as Record<string, unknown>;
         const camel = (k: string) => r[k.replace(/_(.)/g, (_, c: string) => c.toUpperCase())] ?? null;
-        sql.exec(INSERT, ...COLS.split(/,\s*/).map(camel));
+        sql.exec(INSERT, ...COLS.split(",").map(camel));
       }
       sql.exec(`DROP TABLE audit_outbox`);
     }
@@ -123,25 +104,23 @@ export class AuditLog {
     const now = Date.now();
     const firstText = outcome.result.content.find((c) => c.type === "text");
     const argSha256 = await sha256Hex(call.argText);
+    // In COLS order.
     this.sql.exec(
       INSERT,
-      ...valuesOf({
-        seq: this.nextSeq(),
-        created_at: call.started,
-        tool: req.name.slice(0, 200),
-        status: outcome.status,
-        agent_token_id: req.agentTokenId,
-        agent_label: req.agentLabel.slice(0, 200),
-        provider_id: call.providerId,
-        provider_label: exposed?.label ?? null,
-        origin: exposed?.origin ?? null,
-        arg_bytes: utf8ByteLength(call.argText),
-        arg_sha256: argSha256,
-        duration_ms: now - call.started,
-        message:
-          outcome.status !== "ok" && firstText && "text" in firstText ? firstText.text.slice(0, 500) : null,
-        verification: call.verification?.status ?? null,
-      }),
+      this.nextSeq(),
+      call.started,
+      req.name.slice(0, 200),
+      outcome.status,
+      req.agentTokenId,
+      req.agentLabel.slice(0, 200),
+      call.providerId,
+      exposed?.label ?? null,
+      exposed?.origin ?? null,
+      utf8ByteLength(call.argText),
+      argSha256,
+      now - call.started,
+      outcome.status !== "ok" && firstText && "text" in firstText ? firstText.text.slice(0, 500) : null,
+      call.verification?.status ?? null,
     );
     await this.noteUse(now);
     return call.started;
@@ -237,30 +216,29 @@ export class AuditLog {
   /** Moves one batch of the channel's legacy D1 rows (newest first) here, then deletes them from D1. */
   private async moveBatch(now: number): Promise<void> {
     const id = this.channelId();
-    const { results } = await this.db
+    // Rows as arrays in COLS order: seq first, created_at second.
+    const rows = await this.db
       .prepare(
-        `SELECT ${COLS} FROM audit_log WHERE channel_id = ? AND created_at >= ?
-        ORDER BY created_at DESC, seq DESC LIMIT ${MOVE_BATCH}`,
+        `SELECT ${COLS} FROM audit_log WHERE channel_id = ? AND created_at >= ? ORDER BY created_at DESC, seq DESC LIMIT ${MOVE_BATCH}`,
       )
       .bind(id, now - this.retentionMs)
-      .all<Row>();
-    const last = results[results.length - 1];
+      .raw<[number, number, ...unknown[]]>();
+    const last = rows[rows.length - 1];
     // One synchronous block: the rows, the frontier and the counter are written together.
-    for (const r of results) this.sql.exec(INSERT, ...valuesOf(r));
+    for (const r of rows) this.sql.exec(INSERT, ...r);
     if (last) {
-      this.setCounter("legacy_at", last.created_at);
-      this.setCounter("legacy_seq", last.seq);
-      const top = Math.max(...results.map((r) => r.seq));
-      this.seq = Math.max(this.currentSeq(), top);
+      this.setCounter("legacy_at", last[1]);
+      this.setCounter("legacy_seq", last[0]);
+      this.seq = Math.max(this.currentSeq(), ...rows.map((r) => r[0]));
       this.setCounter("audit_seq", this.seq);
       await this.db
         .prepare(
           `DELETE FROM audit_log WHERE channel_id = ?1 AND (created_at > ?2 OR (created_at = ?2 AND seq >= ?3))`,
         )
-        .bind(id, last.created_at, last.seq)
+        .bind(id, last[1], last[0])
         .run();
     }
-    if (results.length < MOVE_BATCH) this.setCounter("legacy_done", 1);
+    if (rows.length < MOVE_BATCH) this.setCounter("legacy_done", 1);
   }
 
   /** Deletes up to PRUNE_BATCH expired rows; returns when the log next needs the alarm (null: no rows). */
