@@ -5,7 +5,7 @@ import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from
 import { LATENCY_BUCKETS } from "../../protocol/usage.js";
 
 /** A site is one origin. It becomes public once its owner proves control of the origin. */
-export const sites = sqliteTable(
+export const sites = /* @__PURE__ */ sqliteTable(
   "sites",
   {
     host: text("host").primaryKey(),
@@ -48,7 +48,7 @@ export const sites = sqliteTable(
 );
 
 /** An ownership challenge. The claim secret (hashed) authorizes the verify call that answers it. */
-export const challenges = sqliteTable(
+export const challenges = /* @__PURE__ */ sqliteTable(
   "challenges",
   {
     id: text("id").primaryKey(),
@@ -66,7 +66,7 @@ export const challenges = sqliteTable(
 );
 
 /** Publisher keys: only the SHA-256 is stored; the key itself is shown once. */
-export const publisherKeys = sqliteTable(
+export const publisherKeys = /* @__PURE__ */ sqliteTable(
   "publisher_keys",
   {
     id: text("id").primaryKey(),
@@ -83,7 +83,7 @@ export const publisherKeys = sqliteTable(
 );
 
 /** Immutable manifest versions; `sites.current_version` points at the current one. */
-export const manifestVersions = sqliteTable(
+export const manifestVersions = /* @__PURE__ */ sqliteTable(
   "manifest_versions",
   {
     host: text("host")
@@ -101,7 +101,7 @@ export const manifestVersions = sqliteTable(
 );
 
 /** The current version's tools, one row each, indexed by tools_fts for search. */
-export const tools = sqliteTable(
+export const tools = /* @__PURE__ */ sqliteTable(
   "tools",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
@@ -141,7 +141,7 @@ export const tools = sqliteTable(
  * search reads in impact order. Derived from `tools`; rewritten with them on every publish. The migration
  * declares it WITHOUT ROWID, so the primary key is the table and `tool_terms_rank` the only other index.
  */
-export const toolTerms = sqliteTable(
+export const toolTerms = /* @__PURE__ */ sqliteTable(
   "tool_terms",
   {
     toolId: integer("tool_id", { mode: "number" })
@@ -160,7 +160,7 @@ export const toolTerms = sqliteTable(
 // The relay: channels, their secrets, pairing codes, and the audit log shipped from each ChannelRelay.
 
 /** A private channel: its owner's tabs and sidecars on one side, the owner's agents on the other. */
-export const channels = sqliteTable(
+export const channels = /* @__PURE__ */ sqliteTable(
   "channels",
   {
     id: text("id").primaryKey(),
@@ -197,7 +197,7 @@ export const channels = sqliteTable(
 );
 
 /** A channel's owner keys (`who_`): API credentials for scripts and the CLI, labelled and revocable. */
-export const ownerKeys = sqliteTable(
+export const ownerKeys = /* @__PURE__ */ sqliteTable(
   "owner_keys",
   {
     id: text("id").primaryKey(),
@@ -212,7 +212,7 @@ export const ownerKeys = sqliteTable(
   (t) => [index("owner_keys_channel").on(t.channelId)],
 );
 
-export const agentTokens = sqliteTable(
+export const agentTokens = /* @__PURE__ */ sqliteTable(
   "agent_tokens",
   {
     id: text("id").primaryKey(),
@@ -228,7 +228,7 @@ export const agentTokens = sqliteTable(
 );
 
 /** Single-use, 10-minute pairing codes (only their hash is stored). */
-export const pairingCodes = sqliteTable(
+export const pairingCodes = /* @__PURE__ */ sqliteTable(
   "pairing_codes",
   {
     codeHash: text("code_hash").primaryKey(),
@@ -246,7 +246,7 @@ export const pairingCodes = sqliteTable(
  * A provider's credential; a tab's is bound to the Origin that redeemed the pairing code, the browser
  * extension's to the extension's own Origin (`chrome-extension://<id>`; each of its tab sockets names the tab).
  */
-export const providerTokens = sqliteTable(
+export const providerTokens = /* @__PURE__ */ sqliteTable(
   "provider_tokens",
   {
     id: text("id").primaryKey(),
@@ -269,7 +269,7 @@ export const providerTokens = sqliteTable(
 );
 
 /** Fixed-window counters for rate limits (pairing attempts). */
-export const rateLimits = sqliteTable("rate_limits", {
+export const rateLimits = /* @__PURE__ */ sqliteTable("rate_limits", {
   key: text("key").primaryKey(),
   windowStart: integer("window_start", { mode: "number" }).notNull(),
   count: integer("count", { mode: "number" }).notNull(),
@@ -280,7 +280,7 @@ export const rateLimits = sqliteTable("rate_limits", {
  * Nothing writes here any more; a channel's object moves its rows out as its owner reads, the daily
  * maintenance prunes the rest by age, and the table is empty AUDIT_RETENTION_DAYS after the upgrade.
  */
-export const auditLog = sqliteTable(
+export const auditLog = /* @__PURE__ */ sqliteTable(
   "audit_log",
   {
     id: text("id").primaryKey(),
@@ -313,14 +313,14 @@ export const auditLog = sqliteTable(
 );
 
 /** An account: passkeys only, no password or email (ARCHITECTURE.md "Accounts"). */
-export const accounts = sqliteTable("accounts", {
+export const accounts = /* @__PURE__ */ sqliteTable("accounts", {
   id: text("id").primaryKey(),
   displayName: text("display_name").notNull(),
   createdAt: integer("created_at", { mode: "number" }).notNull(),
 });
 
 /** A WebAuthn credential of an account (an account keeps at least one). */
-export const passkeys = sqliteTable(
+export const passkeys = /* @__PURE__ */ sqliteTable(
   "passkeys",
   {
     /** The credential ID, base64url. */
@@ -343,7 +343,7 @@ export const passkeys = sqliteTable(
 );
 
 /** A browser session: the cookie names it, D1 keeps only its SHA-256. */
-export const sessions = sqliteTable(
+export const sessions = /* @__PURE__ */ sqliteTable(
   "sessions",
   {
     idHash: text("id_hash").primaryKey(),
@@ -358,7 +358,7 @@ export const sessions = sqliteTable(
 );
 
 /** A pending WebAuthn ceremony's challenge: single use, short-lived, bound to its purpose. */
-export const webauthnChallenges = sqliteTable(
+export const webauthnChallenges = /* @__PURE__ */ sqliteTable(
   "webauthn_challenges",
   {
     id: text("id").primaryKey(),
@@ -378,7 +378,7 @@ export const webauthnChallenges = sqliteTable(
  * host, not its tools rows (those are replaced on each publish): a tool is looked up by name in the current
  * version, so a republished definition is what agents see, and a tool the site stops publishing is not listed.
  */
-export const channelTools = sqliteTable(
+export const channelTools = /* @__PURE__ */ sqliteTable(
   "channel_tools",
   {
     channelId: text("channel_id")
@@ -404,7 +404,7 @@ const latencyColumns = Object.fromEntries(
  * object (and each site's cloud runner) adds up and flushes in batched upserts, never a row per call. Bounded
  * by sites × tools × USAGE_DAYS days.
  */
-export const toolUsageDaily = sqliteTable(
+export const toolUsageDaily = /* @__PURE__ */ sqliteTable(
   "tool_usage_daily",
   {
     host: text("host").notNull(),
@@ -435,7 +435,7 @@ export const toolUsageDaily = sqliteTable(
  * its channel's hash (hex of SHA-256 of the id) once per (tool, day); the daily maintenance keeps the
  * USAGE_KMV_K smallest per (host, tool, day). Distinct channels are exact below K, estimated above.
  */
-export const toolUsageChannels = sqliteTable(
+export const toolUsageChannels = /* @__PURE__ */ sqliteTable(
   "tool_usage_channels",
   {
     host: text("host").notNull(),
@@ -447,7 +447,7 @@ export const toolUsageChannels = sqliteTable(
 );
 
 /** The commonest error messages of a site's tool per day (truncated to USAGE_MESSAGE_MAX; never arguments). */
-export const toolUsageErrors = sqliteTable(
+export const toolUsageErrors = /* @__PURE__ */ sqliteTable(
   "tool_usage_errors",
   {
     host: text("host").notNull(),
