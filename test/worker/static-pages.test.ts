@@ -8,6 +8,8 @@ import { STATIC_BODIES } from "../../web/pages/static-bodies.js";
 import { fillFragment, placeholder } from "../../web/pages/static-pages.js";
 
 const HUB = "http://127.0.0.1:8787";
+/** The sign-in page's values, empty for the other pages. */
+const NO_SIGNIN = { returnTo: "", reason: "", ipNotice: "" };
 
 async function rendered(node: unknown): Promise<string> {
   return String(await (node as { toString(): string | Promise<string> }).toString());
@@ -18,27 +20,49 @@ describe("static pages", () => {
     const cases = [
       {
         path: "/docs",
-        body: STATIC_BODIES.docs({ hub: HUB, id: "", signedIn: "false", host: "" }),
+        body: STATIC_BODIES.docs({ hub: HUB, id: "", signedIn: "false", host: "", ...NO_SIGNIN }),
         title: "Docs · webmcp-hub",
       },
       {
         path: "/publish",
-        body: STATIC_BODIES.publish({ hub: HUB, id: "", signedIn: "false", host: "" }),
+        body: STATIC_BODIES.publish({ hub: HUB, id: "", signedIn: "false", host: "", ...NO_SIGNIN }),
         title: "Publish your site&#39;s tools · webmcp-hub",
       },
       {
         path: "/channels/ch_abc123",
-        body: STATIC_BODIES.console({ hub: HUB, id: "ch_abc123", signedIn: "false", host: "" }),
+        body: STATIC_BODIES.console({ hub: HUB, id: "ch_abc123", signedIn: "false", host: "", ...NO_SIGNIN }),
         title: "Channel console · webmcp-hub",
       },
       {
         path: "/sites/shop.example/analytics",
-        body: STATIC_BODIES.analytics({ hub: HUB, id: "", signedIn: "false", host: "shop.example" }),
+        body: STATIC_BODIES.analytics({
+          hub: HUB,
+          id: "",
+          signedIn: "false",
+          host: "shop.example",
+          ...NO_SIGNIN,
+        }),
         title: "Usage analytics · webmcp-hub",
       },
+      {
+        // Served on localhost (no IP-host notice), sent from /account (the reason says so).
+        path: "/signin?return_to=%2Faccount",
+        host: "http://localhost:8787",
+        body: STATIC_BODIES.signin({
+          hub: "http://localhost:8787",
+          id: "",
+          signedIn: "false",
+          host: "",
+          returnTo: "/account",
+          reason:
+            '<p class="lede reason" id="signin-reason"><strong>Sign in to see your account.</strong></p>',
+          ipNotice: "",
+        }),
+        title: "Sign in · webmcp-hub",
+      },
     ];
-    for (const { path, body, title } of cases) {
-      const res = await SELF.fetch(`${HUB}${path}`);
+    for (const { path, body, title, host } of cases as Array<(typeof cases)[number] & { host?: string }>) {
+      const res = await SELF.fetch(`${host ?? HUB}${path}`);
       expect(res.status, path).toBe(200);
       const html = await res.text();
       expect(html, path).toContain(await rendered(body));
@@ -58,7 +82,7 @@ describe("static pages", () => {
     const html = await res.text();
     expect(html).not.toContain("<img src=x");
     expect(html).toContain(
-      await rendered(STATIC_BODIES.console({ hub: HUB, id, signedIn: "false", host: "" })),
+      await rendered(STATIC_BODIES.console({ hub: HUB, id, signedIn: "false", host: "", ...NO_SIGNIN })),
     );
     expect(fillFragment(`<a title="${placeholder("id")}">${placeholder("hub")}</a>`, { id, hub: "h&" })).toBe(
       `<a title="x&quot;&gt;&lt;img src=x onerror=alert(1)&gt;&#39;&amp;">h&amp;</a>`,

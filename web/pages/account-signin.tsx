@@ -1,7 +1,9 @@
 // /signin: sign in with a passkey, or create an account with a new one. The passkey ceremonies need
-// JavaScript (WebAuthn is a browser API); /assets/account.js drives them and then goes to `returnTo`.
+// JavaScript (WebAuthn is a browser API); /assets/account.js drives them and then goes to `returnTo`. A static
+// page (static-pages.tsx): its body is built once; the Worker renders only the two notices that depend on the
+// request (SignInNotices).
 import { Notice } from "./components.js";
-import { Layout } from "./layout.js";
+import type { Child } from "hono/jsx";
 
 /**
  * Why a page sent the visitor here, said in words, from where they will return to (`return_to`, already
@@ -18,47 +20,49 @@ export function signInReason(returnTo: string | undefined): string | undefined {
   return undefined;
 }
 
-export function SignInPage(props: {
-  returnTo: string | undefined;
-  scripts: string[];
-  /** Set when the hub is opened by an IP address, where browsers refuse passkeys: the same page on localhost. */
-  localhostUrl?: string;
-}) {
+/** The sign-in page's notices that depend on the request: why the visitor was sent here, and the IP-host warning. */
+export function SignInNotices(props: { returnTo: string | undefined; localhostUrl?: string | undefined }) {
   const reason = signInReason(props.returnTo);
+  return {
+    reason: reason ? (
+      <p class="lede reason" id="signin-reason">
+        <strong>{reason}</strong>
+      </p>
+    ) : null,
+    ipNotice: props.localhostUrl ? (
+      <div id="ip-host-notice">
+        <Notice kind="info" title="Passkeys need a host name, not an IP address.">
+          Browsers refuse passkeys on an address like this one. Open the hub as{" "}
+          <a href={props.localhostUrl}>{props.localhostUrl}</a> instead.
+        </Notice>
+      </div>
+    ) : null,
+  };
+}
+
+/**
+ * The body of /signin, a static page (static-pages.tsx): `reason` and `ipNotice` are SignInNotices' markup,
+ * `returnTo` the checked path to go back to.
+ */
+export function SignInBody(props: { returnTo: string; reason: Child; ipNotice: Child }) {
   return (
-    <Layout
-      title="Sign in"
-      description="Sign in to webmcp-hub with a passkey."
-      section="account"
-      scripts={props.scripts}
-    >
+    <>
       <header class="page-head">
         <h1>Sign in</h1>
-        {reason ? (
-          <p class="lede reason" id="signin-reason">
-            <strong>{reason}</strong>
-          </p>
-        ) : null}
+        {props.reason}
         <p class="lede">
           Your account keeps your channels and sites, on any device. It uses passkeys only: your device
           unlocks it with its screen lock or a security key. No password, no email.
         </p>
       </header>
-      {props.localhostUrl ? (
-        <div id="ip-host-notice">
-          <Notice kind="info" title="Passkeys need a host name, not an IP address.">
-            Browsers refuse passkeys on an address like this one. Open the hub as{" "}
-            <a href={props.localhostUrl}>{props.localhostUrl}</a> instead.
-          </Notice>
-        </div>
-      ) : null}
+      {props.ipNotice}
       <noscript>
         <Notice kind="info" title="Passkeys need JavaScript.">
           Signing in asks your browser for a passkey, which only a script can do. Channels and sites also work
           without an account, through their keys and the API (see the <a href="/docs">docs</a>).
         </Notice>
       </noscript>
-      <div id="signin-root" class="grid-2" data-return-to={props.returnTo ?? ""} data-flow="signin">
+      <div id="signin-root" class="grid-2" data-return-to={props.returnTo} data-flow="signin">
         <section aria-labelledby="signin-title" class="panel">
           <h2 id="signin-title">I have an account</h2>
           <form id="signin-form" novalidate>
@@ -95,6 +99,6 @@ export function SignInPage(props: {
           </form>
         </section>
       </div>
-    </Layout>
+    </>
   );
 }

@@ -17,7 +17,7 @@ import { cloudContextOf, flaggedCloudTools } from "../../src/worker/registry/clo
 import { cloudStats } from "../../src/worker/registry/cloud-stats.js";
 import { siteCatalogView } from "../../src/worker/registry/site-catalog.js";
 import { ChannelsPage } from "./channels.js";
-import { SignInPage } from "./account-signin.js";
+import { SignInNotices } from "./account-signin.js";
 import { AccountPage } from "./account.js";
 import { ExtensionConnectPage } from "./extension-connect.js";
 import { listPasskeys, passkeyView } from "../../src/worker/accounts/passkeys.js";
@@ -338,7 +338,18 @@ pageRoutes.get("/signin", async (c) => {
   const ipHost = /^\[|^\d+\.\d+\.\d+\.\d+$/.test(url.hostname);
   const port = url.port ? `:${url.port}` : "";
   const localhostUrl = ipHost ? `${url.protocol}//localhost${port}${url.pathname}${url.search}` : undefined;
-  return renderPage(c, <SignInPage returnTo={returnTo} scripts={["account"]} localhostUrl={localhostUrl} />);
+  const notices = SignInNotices({ returnTo, localhostUrl });
+  const markup = async (node: Child | null) =>
+    node === null ? "" : String(await (node as { toString(): string | Promise<string> }).toString());
+  return renderPage(
+    c,
+    await staticPage(c.env.ASSETS, "signin", {
+      hub: hubOrigin(c),
+      returnTo: returnTo ?? "",
+      reason: await markup(notices.reason),
+      ipNotice: await markup(notices.ipNotice),
+    }),
+  );
 });
 pageRoutes.get("/account", async (c) => {
   const account = await currentAccount(c);

@@ -1,6 +1,8 @@
 // The bodies of the static pages (static-pages.tsx), rendered with placeholders for their values. Imported by
 // the build (scripts/lib/page-bodies.mjs) and the tests, never by the Worker.
+import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
+import { SignInBody } from "./account-signin.js";
 import { AnalyticsBody } from "./analytics.js";
 import { ChannelConsoleBody } from "./channels.js";
 import { DocsBody } from "./docs.js";
@@ -12,6 +14,9 @@ export const STATIC_BODIES: Record<StaticPageName, (vars: Required<StaticPageVar
   publish: ({ hub }) => <PublishBody hub={hub} />,
   console: ({ id, hub, signedIn }) => <ChannelConsoleBody id={id} hub={hub} signedIn={signedIn} />,
   analytics: ({ host }) => <AnalyticsBody host={host} />,
+  signin: ({ returnTo, reason, ipNotice }) => (
+    <SignInBody returnTo={returnTo} reason={raw(reason)} ipNotice={raw(ipNotice)} />
+  ),
 };
 
 /** Each body as the build writes it: rendered with placeholders. */
@@ -21,6 +26,9 @@ export async function renderFragments(): Promise<Record<StaticPageName, string>>
     id: placeholder("id"),
     signedIn: placeholder("signedIn"),
     host: placeholder("host"),
+    returnTo: placeholder("returnTo"),
+    reason: placeholder("reason"),
+    ipNotice: placeholder("ipNotice"),
   };
   const out = {} as Record<StaticPageName, string>;
   for (const [name, body] of Object.entries(STATIC_BODIES) as Array<

@@ -9,9 +9,23 @@ import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
 import { Layout } from "./layout.js";
 
-export type StaticPageName = "docs" | "publish" | "console" | "analytics";
-/** `signedIn`: "true" or "false", whether the request came with an account's session (the console offers to claim). */
-export type StaticPageVars = { hub: string; id?: string; signedIn?: string; host?: string };
+export type StaticPageName = "docs" | "publish" | "console" | "analytics" | "signin";
+/**
+ * `signedIn`: "true" or "false", whether the request came with an account's session (the console offers to
+ * claim). `returnTo`: where /signin goes back to. `reason` and `ipNotice`: markup the Worker rendered itself
+ * (the sign-in page's conditional notices), put in as is — never a request's text unescaped.
+ */
+export type StaticPageVars = {
+  hub: string;
+  id?: string;
+  signedIn?: string;
+  host?: string;
+  returnTo?: string;
+  reason?: string;
+  ipNotice?: string;
+};
+/** The values that are markup, not text: filled in without escaping. */
+const MARKUP: ReadonlySet<keyof StaticPageVars> = new Set(["reason", "ipNotice"]);
 
 /** The text a value's placeholder is in a fragment (HTML-inert: escaping leaves it unchanged). */
 export const placeholder = (name: keyof StaticPageVars) => `%%webmcp-hub:${name}%%`;
@@ -43,6 +57,12 @@ const LAYOUTS = {
     scripts: ["analytics"],
     description: "How agents call your site's tools: calls, errors, latency, day by day.",
   },
+  signin: {
+    title: "Sign in",
+    description: "Sign in to webmcp-hub with a passkey.",
+    section: "account",
+    scripts: ["account"],
+  },
 } as const;
 
 const ESCAPES: Record<string, string> = {
@@ -54,11 +74,11 @@ const ESCAPES: Record<string, string> = {
 };
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => ESCAPES[ch]!);
 
-/** A fragment's text with each placeholder replaced by its value, HTML-escaped. */
+/** A fragment's text with each placeholder replaced by its value, HTML-escaped (markup slots as they are). */
 export function fillFragment(fragment: string, vars: StaticPageVars): string {
   let html = fragment;
   for (const [name, value] of Object.entries(vars) as Array<[keyof StaticPageVars, string]>)
-    html = html.replaceAll(placeholder(name), escapeHtml(value));
+    html = html.replaceAll(placeholder(name), MARKUP.has(name) ? value : escapeHtml(value));
   return html;
 }
 
