@@ -12,7 +12,7 @@ import { RunFailure } from "./failure.js";
 import { awaitTool, callTool, checkDefinition, openPage, type SitePage } from "./page-run.js";
 import { SiteBrowser } from "./site-browser.js";
 import { SiteQueue } from "./site-queue.js";
-import { UsageRollupCore, type UsageEvent } from "../usage/rollup.js";
+import { UsageWriter, type UsageEvent } from "../usage/rollup.js";
 
 /** How many times a run checks a tool the page registers again between its check and its call. */
 const RECHECKS = 3;
@@ -26,7 +26,7 @@ export class SiteRunner extends DurableObject<Env> {
    * The site's public and Try it runs added up per (tool, day) and flushed to the hub's D1 (usage/rollup.ts);
    * runs a channel asked for are counted by the channel. No channel: no distinct-channel rows.
    */
-  readonly rollup: UsageRollupCore;
+  readonly rollup: UsageWriter;
   /** The hub-wide total as last read from the ledger, and this site's time not yet added to it. */
   private ledger = { day: "", total: 0, at: 0 };
   private readonly pending = new Map<string, number>();
@@ -40,7 +40,7 @@ export class SiteRunner extends DurableObject<Env> {
     this.stats = new DailyStats(ctx.storage.sql);
     this.queue = new SiteQueue(this.config.concurrency, this.config.queueMax);
     this.browser = new SiteBrowser(env.BROWSER, ctx.storage, this.config.concurrency);
-    this.rollup = new UsageRollupCore(ctx.storage, env.DB, () => null);
+    this.rollup = new UsageWriter(ctx.storage, env.DB);
   }
 
   async run(request: CloudRunRequest): Promise<CloudRunResponse> {

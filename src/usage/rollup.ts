@@ -1,29 +1,38 @@
-// Tool usage rollups (issue 25), shared by the hub's channel objects (src/worker/relay/usage-rollup.ts) and
-// the cloud runner's site objects (src/cloud/site-runner.ts): calls are added up per (site host, tool, UTC
-// day) in the Durable Object's own SQLite (so eviction loses nothing), and flushed to D1 at most once every
-// ROLLUP_FLUSH_MS as ONE db.batch: an upsert per key into tool_usage_daily (counters added), the channel's hash
-// into tool_usage_channels the first time in a day it calls a (host, tool), and each key's commonest error
-// messages (at most ERRORS_PER_FLUSH) into tool_usage_errors. The pending counters are decreased by what was
-// flushed only after the batch succeeded (calls added while it ran stay), so a D1 failure loses nothing and
-// counts nothing twice; the flush is retried after a backoff. Only Workers' global types are used here (no
-// `cloudflare:workers` import), so both Workers bundle it.
+// Tool usage rollups (issue 25). Calls are added up per (site host, tool, UTC day) in a Durable Object's own
+// SQLite (so eviction loses nothing) and sent on at most once every ROLLUP_FLUSH_MS; the pending counters are
+// decreased by what was sent only after the receiver accepted it (calls added meanwhile stay), so a failure
+// loses nothing and counts nothing twice; a failed send is retried after a backoff. Two kinds of object:
 //
-// Why 5 minutes: a channel calling one tool all day writes 288 daily rows a day for that key, whatever its
-// call rate; at one call a second that is 288 / 86,400 ≈ 0.003 D1 row writes per call (the issue's target is
-// ≤ 0.01), and a site owner's figures are at most 5 minutes behind.
-import { LATENCY_BUCKETS, USAGE_MESSAGE_MAX, latencyBucket } from "../protocol/usage.js";
+// - A channel (src/worker/relay/usage-rollup.ts, UsageRollupCore + `send`): its counters and error messages go
+//   by RPC to the site's aggregator, with the channel's hash.
+// - A site's one D1 writer (UsageWriter): the hub's SiteUsage object (src/worker/usage/site-usage.ts), which
+//   merges every channel's counters for its site, and the cloud runner's SiteRunner (src/cloud/site-runner.ts),
+//   which records its own runs. Its flush is ONE db.batch: an upsert per changed (host, tool, day) into
+//   tool_usage_daily (counters added); into tool_usage_channels only hashes among the day's USAGE_KMV_K smallest
+//   not yet written (all the KMV sketch reads); into tool_usage_errors only messages whose day total changed and
+//   that are among the day's ERRORS_TOP (the delta added). It keeps the exact hash set and the message totals
+//   per (tool, day) for PUBLIC_USAGE_DAYS + 1 days (pruned by its alarm).
+//
+// D1 rows ∝ sites × changed tools × flushes, whatever the number of channels: one site's tool called all day
+// writes 288 daily rows a day at most. Only Workers' global types are used here (no `cloudflare:workers`
+// import), so both Workers bundle it.
+import {
+  LATENCY_BUCKETS,
+  PUBLIC_USAGE_DAYS,
+  USAGE_KMV_K,
+  USAGE_MESSAGE_MAX,
+  latencyBucket,
+} from "../protocol/usage.js";
 import type { AuditStatus, VerificationStatus } from "../protocol/index.js";
 
-/** Pending counters are flushed to D1 at most this often per object. */
+/** Pending counters are sent on at most this often per object. */
 export const ROLLUP_FLUSH_MS = 5 * 60_000;
 /** After a failed flush the next waits this long, doubling up to ROLLUP_FLUSH_MS. */
 const RETRY_MS = 60_000;
-/** Keys one flush writes (the rest go in the next, soon after): keeps one batch well inside D1's limits. */
+/** Keys one flush sends (the rest go in the next, soon after): keeps one batch well inside D1's limits. */
 const KEYS_PER_FLUSH = 100;
-/** Error messages per key per flush, the commonest first. */
-const ERRORS_PER_FLUSH = 3;
-/** Distinct messages kept pending per key between flushes (more are counted, not kept). */
-const ERRORS_PENDING_MAX = 20;
+/** A day's commonest messages per (host, tool) written to D1. */
+const ERRORS_TOP = 10;
 
 /** One finished call, as the rollup counts it. */
 export interface UsageEvent {
@@ -81,31 +90,32 @@ export async function sha256Hex(text: string): Promise<string> {
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-type PendingRow = Record<string, number> & { host: string; tool: string; day: string };
+export type UsageKey = { host: string; tool: string; day: string };
+/** A key's pending counters (USAGE_COUNTERS by name). */
+export type PendingRow = Record<string, number> & UsageKey;
+/** A key's error message and its count. */
+export type ErrorCount = UsageKey & { message: string; count: number };
+const KEY = `host = ? AND tool = ? AND day = ?`;
+const keyOf = (r: UsageKey) => [r.host, r.tool, r.day];
 
-export class UsageRollupCore {
+export abstract class UsageRollupCore {
   protected readonly sql: SqlStorage;
-  /** D1 rows written by the last successful flush (meta.rows_written summed), for the capacity figures. */
-  lastRowsWritten = 0;
-  private hashed: { id: string; hash: string } | undefined;
 
   constructor(
     storage: DurableObjectStorage,
-    private readonly db: D1Database,
-    /** The channel whose calls these are (its hash goes to tool_usage_channels); null: not a channel's. */
-    private readonly channel: () => string | null,
-    private readonly flushMs: number = ROLLUP_FLUSH_MS,
+    private readonly flushMs: number,
+    /** Where messages are added up, and how many distinct ones a key keeps (more are counted, not kept). */
+    protected readonly errorTable = "usage_errors_pending",
+    private readonly errorsMax = 20,
   ) {
     this.sql = storage.sql;
     this.sql
       .exec(`CREATE TABLE IF NOT EXISTS usage_pending (host TEXT NOT NULL, tool TEXT NOT NULL, day TEXT NOT NULL,
       ${USAGE_COUNTERS.map((c) => `${c} INTEGER NOT NULL DEFAULT 0`).join(", ")}, PRIMARY KEY (host, tool, day))`);
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS usage_errors_pending (host TEXT NOT NULL, tool TEXT NOT NULL,
-      day TEXT NOT NULL, message TEXT NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (host, tool, day, message))`);
-    // Keys whose channel hash D1 already has (so it is sent once a day per key); yesterday's and today's.
-    this.sql
-      .exec(`CREATE TABLE IF NOT EXISTS usage_seen (host TEXT NOT NULL, tool TEXT NOT NULL, day TEXT NOT NULL,
-      PRIMARY KEY (host, tool, day))`);
+    // `sent`: how much of the count D1 has (UsageWriter's day totals).
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS ${errorTable} (host TEXT NOT NULL, tool TEXT NOT NULL,
+      day TEXT NOT NULL, message TEXT NOT NULL, count INTEGER NOT NULL, sent INTEGER NOT NULL DEFAULT 0,
+      PRIMARY KEY (host, tool, day, message))`);
     // `first`: when the oldest pending call was added; `retry`/`backoff`: after a failed flush.
     this.sql.exec(`CREATE TABLE IF NOT EXISTS usage_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)`);
   }
@@ -113,35 +123,52 @@ export class UsageRollupCore {
   /** Counts one call; returns true when it is the first pending since the last flush (set an alarm). */
   record(e: UsageEvent, now: number): boolean {
     const day = new Date(e.at).toISOString().slice(0, 10);
-    const cols = ["calls", STATUS_COLUMN[e.status], `d${latencyBucket(Math.max(0, e.durationMs))}`];
-    if (e.verification) cols.push(e.verification);
-    if (e.cloud) cols.push("cloud");
-    this.sql.exec(
-      `INSERT INTO usage_pending (host, tool, day, ${cols.join(", ")}) VALUES (?, ?, ?${", 1".repeat(cols.length)})
-       ON CONFLICT(host, tool, day) DO UPDATE SET ${cols.map((c) => `${c} = ${c} + 1`).join(", ")}`,
-      e.host,
-      e.tool,
-      day,
-    );
+    const row: Record<string, number | string> = { host: e.host, tool: e.tool, day, calls: 1 };
+    for (const c of [STATUS_COLUMN[e.status], `d${latencyBucket(Math.max(0, e.durationMs))}`]) row[c] = 1;
+    if (e.verification) row[e.verification] = 1;
+    if (e.cloud) row.cloud = 1;
     const message = e.status === "ok" ? null : e.message?.slice(0, USAGE_MESSAGE_MAX);
-    if (message) {
-      const key = [e.host, e.tool, day];
+    return this.addRows(
+      [row as PendingRow],
+      message ? [{ host: e.host, tool: e.tool, day, message, count: 1 }] : [],
+      now,
+    );
+  }
+
+  /** Adds counters and messages to the pending ones; true when they are the first pending (set an alarm). */
+  addRows(rows: PendingRow[], errors: ErrorCount[], now: number): boolean {
+    for (const r of rows) {
+      const cols = USAGE_COUNTERS.filter((c) => r[c]);
+      this.sql.exec(
+        `INSERT INTO usage_pending (host, tool, day, ${cols.join(", ")}) VALUES (?, ?, ?${", ?".repeat(cols.length)})
+         ON CONFLICT(host, tool, day) DO UPDATE SET ${cols.map((c) => `${c} = ${c} + excluded.${c}`).join(", ")}`,
+        ...keyOf(r),
+        ...cols.map((c) => r[c]),
+      );
+    }
+    for (const e of errors) {
       const bumped = this.sql.exec(
-        `UPDATE usage_errors_pending SET count = count + 1 WHERE host = ? AND tool = ? AND day = ? AND message = ?`,
-        ...key,
-        message,
+        `UPDATE ${this.errorTable} SET count = count + ? WHERE ${KEY} AND message = ?`,
+        e.count,
+        ...keyOf(e),
+        e.message,
       ).rowsWritten;
       const held = this.sql
-        .exec<{ n: number }>(
-          `SELECT count(*) AS n FROM usage_errors_pending WHERE host = ? AND tool = ? AND day = ?`,
-          ...key,
-        )
+        .exec<{ n: number }>(`SELECT count(*) AS n FROM ${this.errorTable} WHERE ${KEY}`, ...keyOf(e))
         .one().n;
-      if (!bumped && held < ERRORS_PENDING_MAX)
-        this.sql.exec(`INSERT INTO usage_errors_pending VALUES (?, ?, ?, ?, 1)`, ...key, message);
+      if (!bumped && held < this.errorsMax)
+        this.sql.exec(
+          `INSERT INTO ${this.errorTable} (host, tool, day, message, count) VALUES (?, ?, ?, ?, ?)`,
+          ...keyOf(e),
+          e.message,
+          e.count,
+        );
     }
     return this.sql.exec(`INSERT OR IGNORE INTO usage_meta VALUES ('first', ?)`, now).rowsWritten > 0;
   }
+
+  /** Sends one host's pending rows on; resolves (with what to do once taken off) when the receiver took them. */
+  protected abstract send(rows: PendingRow[]): Promise<(() => void) | void>;
 
   private meta(key: string): number | null {
     return (
@@ -168,83 +195,114 @@ export class UsageRollupCore {
     return this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM usage_pending`).one().n;
   }
 
-  /** Flushes pending counters now; returns whether D1 took them. */
+  /** Sends pending counters now, one batch per host; returns whether every one was taken. */
   async flush(now: number): Promise<boolean> {
     const rows = this.sql
-      .exec<PendingRow>(`SELECT * FROM usage_pending ORDER BY day, host, tool LIMIT ?`, KEYS_PER_FLUSH)
+      .exec<PendingRow>(`SELECT * FROM usage_pending ORDER BY host, day, tool LIMIT ?`, KEYS_PER_FLUSH)
       .toArray();
-    if (!rows.length) {
-      this.sql.exec(`DELETE FROM usage_meta`);
-      return true;
-    }
-    const id = this.channel();
-    if (id && this.hashed?.id !== id) this.hashed = { id, hash: await sha256Hex(id) };
-    const hash = id ? this.hashed!.hash : null;
-    const keyOf = (r: { host: string; tool: string; day: string }) => `${r.host}\n${r.tool}\n${r.day}`;
-    const seen = new Set(this.sql.exec<PendingRow>(`SELECT * FROM usage_seen`).toArray().map(keyOf));
-    const errors = new Map<string, { message: string; count: number }[]>();
-    for (const e of this.sql
-      .exec<{ host: string; tool: string; day: string; message: string; count: number }>(
-        `SELECT * FROM usage_errors_pending ORDER BY count DESC, message`,
-      )
-      .toArray())
-      errors.set(keyOf(e), [...(errors.get(keyOf(e)) ?? []), e]);
-    const statements: D1PreparedStatement[] = [];
-    const newKeys: PendingRow[] = [];
-    const sent: { row: PendingRow; errors: { message: string; count: number }[] }[] = [];
-    for (const r of rows) {
-      statements.push(
-        this.db.prepare(DAILY_UPSERT).bind(r.host, r.tool, r.day, ...USAGE_COUNTERS.map((c) => r[c])),
-      );
-      if (hash && !seen.has(keyOf(r))) {
-        statements.push(this.db.prepare(CHANNEL_INSERT).bind(r.host, r.tool, r.day, hash));
-        newKeys.push(r);
-      }
-      const errs = errors.get(keyOf(r)) ?? [];
-      for (const e of errs.slice(0, ERRORS_PER_FLUSH))
-        statements.push(this.db.prepare(ERROR_UPSERT).bind(r.host, r.tool, r.day, e.message, e.count));
-      sent.push({ row: r, errors: errs });
-    }
-    let results: D1Result[];
-    try {
-      results = await this.db.batch(statements);
-    } catch (e) {
-      const backoff = Math.min(this.flushMs, (this.meta("backoff") ?? RETRY_MS / 2) * 2);
-      this.sql.exec(
-        `INSERT OR REPLACE INTO usage_meta VALUES ('backoff', ?), ('retry', ?)`,
-        backoff,
-        now + backoff,
-      );
-      console.warn(`usage rollup: flushing to D1 failed (${String(e)}); retrying in ${backoff} ms`);
-      return false;
-    }
-    this.lastRowsWritten = results.reduce((n, r) => n + (r.meta?.rows_written ?? 0), 0);
-    // One synchronous block (one atomic write): take off what D1 now has; calls added meanwhile stay.
-    for (const { row, errors: errs } of sent) {
-      const key = [row.host, row.tool, row.day];
-      this.sql.exec(
-        `UPDATE usage_pending SET ${USAGE_COUNTERS.map((c) => `${c} = ${c} - ?`).join(", ")} WHERE host = ? AND tool = ? AND day = ?`,
-        ...USAGE_COUNTERS.map((c) => row[c]),
-        ...key,
-      );
-      // Messages past the commonest ERRORS_PER_FLUSH are let go with them.
-      for (const e of errs)
+    let ok = true;
+    for (const host of new Set(rows.map((r) => r.host))) {
+      const batch = rows.filter((r) => r.host === host);
+      let taken: (() => void) | void;
+      try {
+        taken = await this.send(batch);
+      } catch (e) {
+        const backoff = Math.min(this.flushMs, (this.meta("backoff") ?? RETRY_MS / 2) * 2);
         this.sql.exec(
-          `UPDATE usage_errors_pending SET count = count - ? WHERE host = ? AND tool = ? AND day = ? AND message = ?`,
-          e.count,
-          ...key,
-          e.message,
+          `INSERT OR REPLACE INTO usage_meta VALUES ('backoff', ?), ('retry', ?)`,
+          backoff,
+          now + backoff,
         );
+        console.warn(
+          `usage rollup: sending ${host}'s usage failed (${String(e)}); retrying in ${backoff} ms`,
+        );
+        ok = false;
+        break;
+      }
+      // One synchronous block (one atomic write): take off what was taken; calls added meanwhile stay.
+      for (const r of batch)
+        this.sql.exec(
+          `UPDATE usage_pending SET ${USAGE_COUNTERS.map((c) => `${c} = ${c} - ?`).join(", ")} WHERE ${KEY}`,
+          ...USAGE_COUNTERS.map((c) => r[c]),
+          ...keyOf(r),
+        );
+      taken?.();
     }
     this.sql.exec(`DELETE FROM usage_pending WHERE calls <= 0`);
-    this.sql.exec(`DELETE FROM usage_errors_pending WHERE count <= 0`);
-    for (const r of newKeys)
-      this.sql.exec(`INSERT OR IGNORE INTO usage_seen VALUES (?, ?, ?)`, r.host, r.tool, r.day);
-    const yesterday = new Date(now - 86_400_000).toISOString().slice(0, 10);
-    this.sql.exec(`DELETE FROM usage_seen WHERE day < ?`, yesterday);
+    if (!ok) return false;
     this.sql.exec(`DELETE FROM usage_meta`);
-    // Calls added while the batch ran (or keys past KEYS_PER_FLUSH) wait for the next flush.
+    // Calls added while it ran (or keys past KEYS_PER_FLUSH) wait for the next flush.
     if (this.pending()) this.sql.exec(`INSERT INTO usage_meta VALUES ('first', ?)`, now);
     return true;
+  }
+}
+
+/** A site's one writer of usage rows to D1 (the hub's SiteUsage aggregator; the cloud runner's SiteRunner). */
+export class UsageWriter extends UsageRollupCore {
+  /** D1 rows written by the last successful batch (meta.rows_written summed), for the capacity figures. */
+  lastRowsWritten = 0;
+
+  constructor(
+    storage: DurableObjectStorage,
+    private readonly db: D1Database,
+    flushMs = ROLLUP_FLUSH_MS,
+  ) {
+    super(storage, flushMs, "usage_errors_day", 50);
+    // The exact set of channels per key; `written`: D1 has it.
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS usage_hashes (host TEXT NOT NULL, tool TEXT NOT NULL,
+      day TEXT NOT NULL, hash TEXT NOT NULL, written INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (host, tool, day, hash))`);
+  }
+
+  /** A channel's flush (its hash with each key), merged into the pending counters. */
+  merge(rows: PendingRow[], errors: ErrorCount[], hash: string, now: number): boolean {
+    for (const r of rows)
+      this.sql.exec(
+        `INSERT OR IGNORE INTO usage_hashes (host, tool, day, hash) VALUES (?, ?, ?, ?)`,
+        ...keyOf(r),
+        hash,
+      );
+    return this.addRows(rows, errors, now);
+  }
+
+  protected async send(rows: PendingRow[]) {
+    const statements: D1PreparedStatement[] = [];
+    const after: [string, ...unknown[]][] = [];
+    for (const r of rows) {
+      statements.push(this.db.prepare(DAILY_UPSERT).bind(...keyOf(r), ...USAGE_COUNTERS.map((c) => r[c])));
+      for (const { hash } of this.sql.exec<{ hash: string }>(
+        `SELECT hash FROM (SELECT * FROM usage_hashes WHERE ${KEY} ORDER BY hash LIMIT ?) WHERE written = 0`,
+        ...keyOf(r),
+        USAGE_KMV_K,
+      )) {
+        statements.push(this.db.prepare(CHANNEL_INSERT).bind(...keyOf(r), hash));
+        after.push([`UPDATE usage_hashes SET written = 1 WHERE ${KEY} AND hash = ?`, ...keyOf(r), hash]);
+      }
+      for (const e of this.sql.exec<ErrorCount & { sent: number }>(
+        `SELECT * FROM (SELECT * FROM usage_errors_day WHERE ${KEY} ORDER BY count DESC, message LIMIT ?) WHERE count > sent`,
+        ...keyOf(r),
+        ERRORS_TOP,
+      )) {
+        statements.push(this.db.prepare(ERROR_UPSERT).bind(...keyOf(r), e.message, e.count - e.sent));
+        after.push([
+          `UPDATE usage_errors_day SET sent = sent + ? WHERE ${KEY} AND message = ?`,
+          e.count - e.sent,
+          ...keyOf(r),
+          e.message,
+        ]);
+      }
+    }
+    const results = await this.db.batch(statements);
+    this.lastRowsWritten = results.reduce((n, r) => n + (r.meta?.rows_written ?? 0), 0);
+    return () => {
+      for (const [q, ...args] of after) this.sql.exec(q, ...args);
+    };
+  }
+
+  override async onAlarm(now: number): Promise<void> {
+    await super.onAlarm(now);
+    // The exact hashes and message totals: PUBLIC_USAGE_DAYS + 1 days kept.
+    const oldest = new Date(now - PUBLIC_USAGE_DAYS * 86_400_000).toISOString().slice(0, 10);
+    for (const t of ["usage_hashes", "usage_errors_day"])
+      this.sql.exec(`DELETE FROM ${t} WHERE day < ?`, oldest);
   }
 }

@@ -1,19 +1,22 @@
 // Tool usage rollups (issue 25): a channel's calls of a verified site's tab tools are added up in the
-// channel's object and flushed to D1 in one batch (time driven by passing `now`, no sleeps); eviction before
-// the flush loses nothing; a failing D1 batch is retried without counting twice; distinct channels; and
-// GET /api/sites/:host/analytics (JSON, CSV, bad input).
+// channel's object, sent at its flush to the site's SiteUsage aggregator, and written to D1 in one batch by the
+// aggregator's alarm (time driven by passing `now`, no sleeps); eviction of either object loses nothing; a
+// failing D1 batch is retried without counting twice; distinct channels (exact; only the K smallest hashes and
+// changed top messages reach D1); and GET /api/sites/:host/analytics (JSON, CSV, bad input).
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { SiteAnalyticsSchema, USAGE_KMV_K } from "../../src/protocol/usage.js";
 import { database } from "../../src/worker/db/client.js";
-import { ROLLUP_FLUSH_MS, sha256Hex } from "../../src/usage/rollup.js";
+import { ROLLUP_FLUSH_MS, USAGE_COUNTERS, sha256Hex, type PendingRow } from "../../src/usage/rollup.js";
 import { kmvCount, publicUsage, pruneUsage } from "../../src/worker/registry/usage.js";
 import type { ChannelRelay } from "../../src/worker/relay/channel-relay.js";
+import type { SiteUsage } from "../../src/worker/usage/site-usage.js";
 import { evictDurableObject } from "./evict.js";
 import { api, expectError, publish, tool, verifiedSite } from "./helpers.js";
 import { connectProvider, createChannel, echoTool, type TestChannel } from "./relay-helpers.js";
 
 const stub = (ch: TestChannel) => env.CHANNEL.get(env.CHANNEL.idFromName(ch.id));
+const aggregator = (host: string) => env.SITE_USAGE.get(env.SITE_USAGE.idFromName(host));
 const today = () => new Date().toISOString().slice(0, 10);
 
 async function call(ch: TestChannel, name: string, text = "x") {
@@ -26,12 +29,27 @@ async function call(ch: TestChannel, name: string, text = "x") {
   return ((await res.json()) as { results: { status: string }[] }).results[0]!.status;
 }
 
-/** Runs the rollup's alarm part at `now` in the channel's object; the D1 rows it wrote. */
-async function flushAt(ch: TestChannel, now: number): Promise<{ pending: number; rowsWritten: number }> {
+/** Runs the rollup's alarm part at `now` in the channel's object; the keys still pending there. */
+async function flushAt(ch: TestChannel, now: number): Promise<number> {
   return runInDurableObject(stub(ch), async (o: ChannelRelay) => {
     await o.rollup.onAlarm(now);
-    return { pending: o.rollup.pending(), rowsWritten: o.rollup.lastRowsWritten };
+    return o.rollup.pending();
   });
+}
+
+/** Runs the site aggregator's alarm part at `now`; the keys still pending and the D1 rows it wrote. */
+async function writeAt(host: string, now: number): Promise<{ pending: number; rowsWritten: number }> {
+  return runInDurableObject(aggregator(host), async (o: SiteUsage) => {
+    o.usage.lastRowsWritten = 0;
+    await o.usage.onAlarm(now);
+    return { pending: o.usage.pending(), rowsWritten: o.usage.lastRowsWritten };
+  });
+}
+
+/** A channel's flush then its site aggregator's write, both due. */
+async function settle(ch: TestChannel, host: string) {
+  expect(await flushAt(ch, Date.now() + ROLLUP_FLUSH_MS + 1000)).toBe(0);
+  return writeAt(host, Date.now() + ROLLUP_FLUSH_MS + 1000);
 }
 
 async function daily(host: string) {
@@ -42,6 +60,11 @@ async function daily(host: string) {
     .all();
   return results;
 }
+
+const count = async (table: string, host: string) =>
+  (await env.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE host = ?`)
+    .bind(host)
+    .first<{ n: number }>())!.n;
 
 /** A verified site publishing `same` and `edited`; a channel whose tab offers them (edited changed), `extra` and a sidecar tool. */
 async function setup() {
@@ -70,19 +93,34 @@ async function channelOf(origin: string) {
   return ch;
 }
 
-describe("usage rollups in the channel's object", () => {
-  it("counts each call once per (site, tool, day), flushed in one batch after ROLLUP_FLUSH_MS, eviction losing nothing", async () => {
+/** A pending row of `calls` ok calls of `tool` today (what a channel's flush sends). */
+const row = (host: string, t: string, calls: number) =>
+  ({
+    ...Object.fromEntries(USAGE_COUNTERS.map((c) => [c, 0])),
+    host,
+    tool: t,
+    day: today(),
+    calls,
+    ok: calls,
+  }) as unknown as PendingRow;
+
+describe("usage rollups: channel object → site aggregator → D1", () => {
+  it("counts each call once per (site, tool, day), one D1 batch from the aggregator's alarm, eviction of either object losing nothing", async () => {
     const { site, ch } = await setup();
     for (const t of ["same", "same", "same", "edited", "extra", "read_file", "nope"]) await call(ch, t);
     expect(await call(ch, "same", "fail")).toBe("error");
-    // Evicted before any flush: the pending counters are in the object's storage.
+    // Evicted before any flush: the pending counters are in the channel object's storage.
     await evictDurableObject(stub(ch));
     const started = Date.now();
-    // Not due yet: nothing reaches D1.
-    expect((await flushAt(ch, started)).pending).toBe(3);
+    // Not due yet: nothing leaves the channel.
+    expect(await flushAt(ch, started)).toBe(3);
+    expect(await flushAt(ch, started + ROLLUP_FLUSH_MS + 1000)).toBe(0);
+    // The aggregator has them (acknowledged); evicted before its alarm, and not due yet: D1 has nothing.
+    await evictDurableObject(aggregator(site.host));
+    expect(await writeAt(site.host, Date.now())).toEqual({ pending: 3, rowsWritten: 0 });
     expect(await daily(site.host)).toEqual([]);
-    const flushed = await flushAt(ch, started + ROLLUP_FLUSH_MS + 1000);
-    expect(flushed.pending).toBe(0);
+    const written = await writeAt(site.host, Date.now() + ROLLUP_FLUSH_MS + 1000);
+    expect(written.pending).toBe(0);
     const zero = { error: 0, verified: 0, changed: 0, unpublished: 0, cloud: 0 };
     expect(await daily(site.host)).toEqual([
       { tool: "edited", calls: 1, ok: 1, ...zero, changed: 1 },
@@ -90,51 +128,89 @@ describe("usage rollups in the channel's object", () => {
       { tool: "same", calls: 4, ok: 3, ...zero, error: 1, verified: 4 },
     ]);
     // 3 daily rows, 3 channel rows, 1 error row.
-    console.log(`usage flush: 3 keys, D1 rows_written = ${flushed.rowsWritten}`);
-    expect(flushed.rowsWritten).toBeGreaterThanOrEqual(7);
+    console.log(`usage write: 3 keys, D1 rows_written = ${written.rowsWritten}`);
+    expect(written.rowsWritten).toBeGreaterThanOrEqual(7);
     const errors = await env.DB.prepare(`SELECT tool, message, count FROM tool_usage_errors WHERE host = ?`)
       .bind(site.host)
       .all();
     expect(errors.results).toEqual([{ tool: "same", message: "The shop is closed.", count: 1 }]);
-    // Later calls the same day add to the same rows; the channel's hash is not sent again.
+    // Later calls the same day add to the same rows; the channel's hash is not written again: one D1 row.
     await call(ch, "same");
-    const second = await flushAt(ch, Date.now() + 2 * ROLLUP_FLUSH_MS);
-    expect(second.rowsWritten).toBe(1);
+    expect((await settle(ch, site.host)).rowsWritten).toBe(1);
     expect((await daily(site.host)).find((r) => r.tool === "same")).toMatchObject({ calls: 5, ok: 4 });
-    const channels = await env.DB.prepare(`SELECT count(*) AS n FROM tool_usage_channels WHERE host = ?`)
-      .bind(site.host)
-      .first<{ n: number }>();
-    expect(channels?.n).toBe(3);
+    expect(await count("tool_usage_channels", site.host)).toBe(3);
   });
 
-  it("keeps the counters when D1 refuses the batch and retries later, counting each call once", async () => {
+  it("keeps the deltas when D1 refuses the batch and retries later, counting each call once", async () => {
     const { site, ch } = await setup();
     await call(ch, "same");
-    await call(ch, "same");
+    await call(ch, "same", "fail");
+    expect(await flushAt(ch, Date.now() + ROLLUP_FLUSH_MS + 1000)).toBe(0);
     const t0 = Date.now() + ROLLUP_FLUSH_MS + 1000;
-    const failed = await runInDurableObject(stub(ch), async (o: ChannelRelay) => {
-      const r = o.rollup as unknown as { db: D1Database };
-      const real = r.db;
-      r.db = {
+    const failed = await runInDurableObject(aggregator(site.host), async (o: SiteUsage) => {
+      const w = o.usage as unknown as { db: D1Database };
+      const real = w.db;
+      w.db = {
         prepare: (q: string) => real.prepare(q),
         batch: () => Promise.reject(new Error("D1 is down")),
       } as never;
-      await o.rollup.onAlarm(t0);
-      r.db = real;
-      return { pending: o.rollup.pending(), next: o.rollup.nextFlushAt() };
+      await o.usage.onAlarm(t0);
+      w.db = real;
+      return { pending: o.usage.pending(), next: o.usage.nextFlushAt() };
     });
     expect(failed.pending).toBe(1);
     expect(failed.next).toBeGreaterThan(t0);
     expect(await daily(site.host)).toEqual([]);
-    // A call while the retry waits joins the same pending key.
+    // A channel's flush while the retry waits joins the same pending key.
     await call(ch, "same");
+    expect(await flushAt(ch, Date.now() + ROLLUP_FLUSH_MS + 1000)).toBe(0);
     // Not before the retry time; then once.
-    expect((await flushAt(ch, failed.next! - 1)).pending).toBe(1);
-    expect((await flushAt(ch, failed.next!)).pending).toBe(0);
-    await flushAt(ch, failed.next! + 10 * ROLLUP_FLUSH_MS);
+    expect((await writeAt(site.host, failed.next! - 1)).pending).toBe(1);
+    expect((await writeAt(site.host, failed.next!)).pending).toBe(0);
+    expect((await writeAt(site.host, failed.next! + 10 * ROLLUP_FLUSH_MS)).rowsWritten).toBe(0);
     expect(await daily(site.host)).toEqual([
-      { tool: "same", calls: 3, ok: 3, error: 0, verified: 3, changed: 0, unpublished: 0, cloud: 0 },
+      { tool: "same", calls: 3, ok: 2, error: 1, verified: 3, changed: 0, unpublished: 0, cloud: 0 },
     ]);
+    expect(await count("tool_usage_channels", site.host)).toBe(1);
+    const errors = await env.DB.prepare(`SELECT count FROM tool_usage_errors WHERE host = ?`)
+      .bind(site.host)
+      .all();
+    expect(errors.results).toEqual([{ count: 1 }]);
+  });
+
+  it("writes only the day's USAGE_KMV_K smallest channel hashes, and only changed messages of the top 10", async () => {
+    const host = "aggregate.example";
+    const site = aggregator(host);
+    const hashes = await Promise.all(Array.from({ length: 40 }, (_, i) => sha256Hex(`ch-${i}`)));
+    const errors = (n: number, from = 0) =>
+      Array.from({ length: n }, (_, i) => ({
+        host,
+        tool: "t",
+        day: today(),
+        message: `m${from + i}`,
+        count: 20 - from - i,
+      }));
+    for (const [i, h] of hashes.entries()) await site.add([row(host, "t", 1)], i ? [] : errors(12), h);
+    const first = await writeAt(host, Date.now() + ROLLUP_FLUSH_MS + 1000);
+    const kept = await env.DB.prepare(
+      `SELECT channel_hash AS h FROM tool_usage_channels WHERE host = ? ORDER BY h`,
+    )
+      .bind(host)
+      .all<{ h: string }>();
+    expect(kept.results.map((r) => r.h)).toEqual([...hashes].sort().slice(0, USAGE_KMV_K));
+    expect(await count("tool_usage_errors", host)).toBe(10);
+    // 1 daily row (2 with its day index), K channel rows, 10 error rows.
+    expect(first.rowsWritten).toBe(2 + USAGE_KMV_K + 10);
+    // Again from known channels: a changed message past the top 10 is kept, not written; one in it is.
+    await site.add([row(host, "t", 2)], [{ ...errors(1, 11)[0]!, count: 1 }], hashes[0]!);
+    expect((await writeAt(host, Date.now() + 3 * ROLLUP_FLUSH_MS)).rowsWritten).toBe(1);
+    await site.add([row(host, "t", 1)], [{ ...errors(1)[0]!, count: 5 }], hashes[1]!);
+    expect((await writeAt(host, Date.now() + 5 * ROLLUP_FLUSH_MS)).rowsWritten).toBe(2);
+    expect(await daily(host)).toEqual([expect.objectContaining({ calls: 43 })]);
+    const top = await env.DB.prepare(`SELECT count FROM tool_usage_errors WHERE host = ? AND message = 'm0'`)
+      .bind(host)
+      .first<{ count: number }>();
+    expect(top?.count).toBe(25);
   });
 });
 
@@ -145,8 +221,11 @@ describe("GET /api/sites/:host/analytics", () => {
     for (const c of [ch, ...others]) {
       await call(c, "same");
       await call(c, "same", "fail");
-      await flushAt(c, Date.now() + ROLLUP_FLUSH_MS + 1000);
+      expect(await flushAt(c, Date.now() + ROLLUP_FLUSH_MS + 1000)).toBe(0);
     }
+    // One D1 write for the 3 channels: 1 daily row (2 with its day index), 3 channel rows, 1 error row (count 3).
+    expect((await writeAt(site.host, Date.now() + ROLLUP_FLUSH_MS + 1000)).rowsWritten).toBe(6);
+    expect(await count("tool_usage_channels", site.host)).toBe(3);
     const auth = { authorization: `Bearer ${site.key}` };
     const res = await api(`/api/sites/${site.host}/analytics`, { headers: auth });
     expect(res.status).toBe(200);

@@ -93,7 +93,7 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
       () => this.channelId,
       settingsOf(env).AUDIT_RETENTION_DAYS * 86_400_000,
     );
-    this.rollup = new UsageRollup(ctx.storage, env.DB, () => this.config?.channelId ?? null);
+    this.rollup = new UsageRollup(ctx.storage, env.SITE_USAGE, () => this.config?.channelId ?? null);
     this.mcp = new McpSessions(this, this.sql);
     this.verifier = new ToolVerifier(env.DB);
     this.cloud = new CloudListing(env);

@@ -1,5 +1,7 @@
-// A channel's tool usage rollup (src/usage/rollup.ts does the counting and the flush to D1): which of the
-// channel's finished calls count, and under which (site host, tool).
+// A channel's tool usage rollup (src/usage/rollup.ts does the counting): which of the channel's finished calls
+// count, and under which (site host, tool). Its flush sends each site's counters and error messages, with the
+// channel's hash, by RPC to that site's SiteUsage aggregator (src/worker/usage/site-usage.ts), the one object
+// writing the site's rows to D1; the counters are taken off only once the aggregator answered.
 //
 // - A tab's tool counts under the host of the verified, listed site its origin is (the verification's `site`,
 //   which the verifier read from the registry anyway for that call): a tab of an origin that is no registered
@@ -12,7 +14,15 @@
 // - Sidecar tools have no site: not counted. Calls of a name the channel has no tool for: not counted.
 // - The tool is the name the site publishes (originalName), never the channel's prefixed name.
 import type { FinishedCall } from "./call-dispatch.js";
-import { UsageRollupCore, type UsageEvent } from "../../usage/rollup.js";
+import type { SiteUsage } from "../usage/site-usage.js";
+import {
+  ROLLUP_FLUSH_MS,
+  UsageRollupCore,
+  sha256Hex,
+  type ErrorCount,
+  type PendingRow,
+  type UsageEvent,
+} from "../../usage/rollup.js";
 
 /** The (host, tool) a finished call counts under, or null when it does not count. */
 export function usageKeyOf(call: FinishedCall): { host: string; tool: string; cloud: boolean } | null {
@@ -24,6 +34,14 @@ export function usageKeyOf(call: FinishedCall): { host: string; tool: string; cl
 }
 
 export class UsageRollup extends UsageRollupCore {
+  constructor(
+    storage: DurableObjectStorage,
+    private readonly sites: DurableObjectNamespace<SiteUsage>,
+    private readonly channel: () => string | null,
+  ) {
+    super(storage, ROLLUP_FLUSH_MS);
+  }
+
   /** Counts a finished call (if it counts); true when an alarm is needed for the first pending key. */
   add(call: FinishedCall, now: number): boolean {
     const key = usageKeyOf(call);
@@ -38,6 +56,35 @@ export class UsageRollup extends UsageRollupCore {
       at: call.started,
     };
     return this.record(event, now);
+  }
+
+  protected async send(rows: PendingRow[]) {
+    const id = this.channel();
+    if (!id) return; // no channel, no counts (never pending: calls need a configured channel)
+    const errors = rows.flatMap((r) =>
+      this.sql
+        .exec<ErrorCount>(
+          `SELECT host, tool, day, message, count FROM usage_errors_pending WHERE host = ? AND tool = ? AND day = ?`,
+          r.host,
+          r.tool,
+          r.day,
+        )
+        .toArray(),
+    );
+    const site = this.sites.get(this.sites.idFromName(rows[0]!.host));
+    await site.add(rows, errors, await sha256Hex(id));
+    return () => {
+      for (const e of errors)
+        this.sql.exec(
+          `UPDATE usage_errors_pending SET count = count - ? WHERE host = ? AND tool = ? AND day = ? AND message = ?`,
+          e.count,
+          e.host,
+          e.tool,
+          e.day,
+          e.message,
+        );
+      this.sql.exec(`DELETE FROM usage_errors_pending WHERE count <= 0`);
+    };
   }
 }
 
