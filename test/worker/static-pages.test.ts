@@ -9,7 +9,7 @@ import { fillFragment, placeholder } from "../../web/pages/static-pages.js";
 
 const HUB = "http://127.0.0.1:8787";
 /** The sign-in page's values, empty for the other pages. */
-const NO_SIGNIN = { returnTo: "", reason: "", ipNotice: "" };
+const NO_SIGNIN = { returnTo: "", reason: "", ipNotice: "", channels: "" };
 
 async function rendered(node: unknown): Promise<string> {
   return String(await (node as { toString(): string | Promise<string> }).toString());
@@ -57,6 +57,7 @@ describe("static pages", () => {
           reason:
             '<p class="lede reason" id="signin-reason"><strong>Sign in to see your account.</strong></p>',
           ipNotice: "",
+          channels: "",
         }),
         title: "Sign in · webmcp-hub",
       },

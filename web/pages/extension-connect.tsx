@@ -2,22 +2,49 @@
 // The page makes a fresh pairing code (POST /api/channels/:id/pairing-codes, session auth) and hands it to the
 // extension's content script by window.postMessage (extension/messages.ts); it also shows the code, so it works
 // as a plain code display when the extension is not installed. /assets/extension-connect.js does the rest.
+// A static page (static-pages.tsx): the Worker renders only the channel list.
 import { Notice } from "./components.js";
-import { Layout } from "./layout.js";
+import type { Child } from "hono/jsx";
 
 export interface ExtensionConnectChannel {
   id: string;
   name: string;
 }
 
-export function ExtensionConnectPage(props: { channels: ExtensionConnectChannel[] }) {
+/** The account's channels, each with its connect button (the part of the page that depends on the request). */
+export function ExtensionConnectChannels(props: { channels: ExtensionConnectChannel[] }) {
+  return props.channels.length === 0 ? (
+    <p id="connect-no-channels" class="meta">
+      Your account has no channels yet. <a href="/channels">Create a channel</a> while signed in, then come
+      back here.
+    </p>
+  ) : (
+    <ul id="connect-channel-list" class="plain-list">
+      {props.channels.map((ch) => (
+        <li data-channel-id={ch.id}>
+          <strong>{ch.name}</strong> <code class="meta">{ch.id}</code>{" "}
+          <button
+            type="button"
+            class="btn small primary"
+            data-action="connect-extension"
+            data-channel-id={ch.id}
+            data-channel-name={ch.name}
+            aria-label={`Connect the extension to the channel “${ch.name}”`}
+            disabled
+            data-needs-js
+          >
+            Connect the extension to this channel
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The page's body, a static page (static-pages.tsx): `channels` is ExtensionConnectChannels' markup. */
+export function ExtensionConnectBody(props: { channels: Child }) {
   return (
-    <Layout
-      title="Connect the browser extension"
-      description="Pick the channel the webmcp-hub browser extension relays your tabs to."
-      section="channels"
-      scripts={["extension-connect"]}
-    >
+    <>
       <header class="page-head">
         <h1>Connect the browser extension</h1>
         <p class="lede">
@@ -38,32 +65,7 @@ export function ExtensionConnectPage(props: { channels: ExtensionConnectChannel[
         </p>
         <section aria-labelledby="connect-channels-title" class="panel">
           <h2 id="connect-channels-title">Your channels</h2>
-          {props.channels.length === 0 ? (
-            <p id="connect-no-channels" class="meta">
-              Your account has no channels yet. <a href="/channels">Create a channel</a> while signed in, then
-              come back here.
-            </p>
-          ) : (
-            <ul id="connect-channel-list" class="plain-list">
-              {props.channels.map((ch) => (
-                <li data-channel-id={ch.id}>
-                  <strong>{ch.name}</strong> <code class="meta">{ch.id}</code>{" "}
-                  <button
-                    type="button"
-                    class="btn small primary"
-                    data-action="connect-extension"
-                    data-channel-id={ch.id}
-                    data-channel-name={ch.name}
-                    aria-label={`Connect the extension to the channel “${ch.name}”`}
-                    disabled
-                    data-needs-js
-                  >
-                    Connect the extension to this channel
-                  </button>
-                </li>
-              ))}
-            </ul>
-          )}
+          {props.channels}
         </section>
         <section aria-labelledby="connect-status-title" class="panel" id="connect-result" hidden>
           <h2 id="connect-status-title">Pairing</h2>
@@ -76,6 +78,6 @@ export function ExtensionConnectPage(props: { channels: ExtensionConnectChannel[
           </p>
         </section>
       </div>
-    </Layout>
+    </>
   );
 }

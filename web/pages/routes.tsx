@@ -19,7 +19,7 @@ import { siteCatalogView } from "../../src/worker/registry/site-catalog.js";
 import { ChannelsPage } from "./channels.js";
 import { SignInNotices } from "./account-signin.js";
 import { AccountPage } from "./account.js";
-import { ExtensionConnectPage } from "./extension-connect.js";
+import { ExtensionConnectChannels } from "./extension-connect.js";
 import { listPasskeys, passkeyView } from "../../src/worker/accounts/passkeys.js";
 import { accountChannels, accountSites } from "../../src/worker/accounts/ownership.js";
 import { currentAccount } from "../../src/worker/accounts/session.js";
@@ -369,7 +369,14 @@ pageRoutes.get("/extension/connect", async (c) => {
   const account = await currentAccount(c);
   if (!account) return c.redirect("/signin?return_to=%2Fextension%2Fconnect", 303);
   const channels = await accountChannels(c.var.db, account.id);
-  return renderPage(c, <ExtensionConnectPage channels={channels.map(({ id, name }) => ({ id, name }))} />);
+  const list = <ExtensionConnectChannels channels={channels.map(({ id, name }) => ({ id, name }))} />;
+  return renderPage(
+    c,
+    await staticPage(c.env.ASSETS, "extension-connect", {
+      hub: hubOrigin(c),
+      channels: String(await (list as { toString(): string | Promise<string> }).toString()),
+    }),
+  );
 });
 // The owner's analytics (web/client/analytics.ts fetches GET /api/sites/:host/analytics, which checks the owner).
 pageRoutes.get("/sites/:host/analytics", async (c) =>

@@ -3,6 +3,7 @@
 import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
 import { SignInBody } from "./account-signin.js";
+import { ExtensionConnectBody } from "./extension-connect.js";
 import { AnalyticsBody } from "./analytics.js";
 import { ChannelConsoleBody } from "./channels.js";
 import { DocsBody } from "./docs.js";
@@ -14,6 +15,7 @@ export const STATIC_BODIES: Record<StaticPageName, (vars: Required<StaticPageVar
   publish: ({ hub }) => <PublishBody hub={hub} />,
   console: ({ id, hub, signedIn }) => <ChannelConsoleBody id={id} hub={hub} signedIn={signedIn} />,
   analytics: ({ host }) => <AnalyticsBody host={host} />,
+  "extension-connect": ({ channels }) => <ExtensionConnectBody channels={raw(channels)} />,
   signin: ({ returnTo, reason, ipNotice }) => (
     <SignInBody returnTo={returnTo} reason={raw(reason)} ipNotice={raw(ipNotice)} />
   ),
@@ -29,6 +31,7 @@ export async function renderFragments(): Promise<Record<StaticPageName, string>>
     returnTo: placeholder("returnTo"),
     reason: placeholder("reason"),
     ipNotice: placeholder("ipNotice"),
+    channels: placeholder("channels"),
   };
   const out = {} as Record<StaticPageName, string>;
   for (const [name, body] of Object.entries(STATIC_BODIES) as Array<

@@ -9,11 +9,12 @@ import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
 import { Layout } from "./layout.js";
 
-export type StaticPageName = "docs" | "publish" | "console" | "analytics" | "signin";
+export type StaticPageName = "docs" | "publish" | "console" | "analytics" | "signin" | "extension-connect";
 /**
  * `signedIn`: "true" or "false", whether the request came with an account's session (the console offers to
- * claim). `returnTo`: where /signin goes back to. `reason` and `ipNotice`: markup the Worker rendered itself
- * (the sign-in page's conditional notices), put in as is — never a request's text unescaped.
+ * claim). `returnTo`: where /signin goes back to. `reason`, `ipNotice` and `channels`: markup the Worker
+ * rendered itself (the sign-in page's notices, the extension page's channel list), put in as is — never a
+ * request's text unescaped.
  */
 export type StaticPageVars = {
   hub: string;
@@ -23,9 +24,10 @@ export type StaticPageVars = {
   returnTo?: string;
   reason?: string;
   ipNotice?: string;
+  channels?: string;
 };
 /** The values that are markup, not text: filled in without escaping. */
-const MARKUP: ReadonlySet<keyof StaticPageVars> = new Set(["reason", "ipNotice"]);
+const MARKUP: ReadonlySet<keyof StaticPageVars> = new Set(["reason", "ipNotice", "channels"]);
 
 /** The text a value's placeholder is in a fragment (HTML-inert: escaping leaves it unchanged). */
 export const placeholder = (name: keyof StaticPageVars) => `%%webmcp-hub:${name}%%`;
@@ -56,6 +58,12 @@ const LAYOUTS = {
     section: "tools",
     scripts: ["analytics"],
     description: "How agents call your site's tools: calls, errors, latency, day by day.",
+  },
+  "extension-connect": {
+    title: "Connect the browser extension",
+    description: "Pick the channel the webmcp-hub browser extension relays your tabs to.",
+    section: "channels",
+    scripts: ["extension-connect"],
   },
   signin: {
     title: "Sign in",
