@@ -308,6 +308,8 @@ try {
 
   // Force each channel's rollup flush (its alarm would, ROLLUP_FLUSH_MS after its first call).
   const flushed = await pool(channels, 16, (c) => api(hubUrl, "POST", `/bench/flush/${c.id}`));
+  // Then each site's aggregator writes D1 (its alarm would, ROLLUP_FLUSH_MS after the first channel's flush).
+  await pool(sites, 4, (s) => api(hubUrl, "POST", `/bench/flush-site/${s.host}`));
   const flushHook = flushed.some((f) => f.flushed);
   const after = await api(hubUrl, "GET", "/bench/d1-writes");
   const d1Rows = await api(hubUrl, "GET", "/bench/d1-rows");
@@ -460,7 +462,7 @@ try {
       ],
     ),
     "",
-    `- **${perCall.toFixed(4)} D1 rows written per call** (target ≤ ${TARGET_WRITES_PER_CALL}: ${perCall <= TARGET_WRITES_PER_CALL ? "**MET**" : "**MISSED**"}); ${flushHook ? "the rollups were flushed by the bench's hook (each object's flush, as its alarm runs it)" : "**no rollup flush in this build** (usage-rollup.ts not present): D1 got no rollups"}. D1 rows afterwards: ${
+    `- **${perCall.toFixed(4)} D1 rows written per call** (target ≤ ${TARGET_WRITES_PER_CALL}: ${perCall <= TARGET_WRITES_PER_CALL ? "**MET**" : "**MISSED**"}); ${flushHook ? "the rollups were flushed by the bench's hooks (each channel's flush to its site's aggregator, then each aggregator's one D1 write, as their alarms run them)" : "**no rollup flush in this build** (usage-rollup.ts not present): D1 got no rollups"}. D1 rows afterwards: ${
       Object.entries(d1Rows)
         .filter(([t]) => /audit|usage/.test(t))
         .map(([t, n]) => `${t} ${n}`)

@@ -6,7 +6,9 @@
 //   GET  /bench/d1-writes           the counters: {table: {insert, update, delete}}
 //   GET  /bench/d1-rows             each counted table's row count
 //   POST /bench/flush/:channelId    the channel object flushes its usage rollups now (what its alarm does once
-//                                   ROLLUP_FLUSH_MS has passed), so the run need not wait minutes
+//                                   ROLLUP_FLUSH_MS has passed), so the run need not wait minutes: they go to
+//                                   the site's SiteUsage aggregator
+//   POST /bench/flush-site/:host    the site's aggregator writes D1 now (its alarm, once due)
 //   GET  /bench/storage/:channelId  the object's SQLite: databaseSize and each table's rows
 //   POST /bench/retain/:channelId   {days} the object applies its audit retention as if `days` had passed
 //   GET  /bench/usage               tool_usage_daily / _channels / _errors as stored, with p50/p95 read from
@@ -18,6 +20,15 @@ import { hubContext } from "../../src/worker/http/context.ts";
 import { renderError } from "../../src/worker/http/errors.ts";
 import { LATENCY_BUCKETS, latencyQuantile } from "../../src/protocol/usage.ts";
 import { ChannelRelay as RealChannelRelay } from "../../src/worker/relay/channel-relay.ts";
+import { SiteUsage as RealSiteUsage } from "../../src/worker/usage/site-usage.ts";
+
+/** The real SiteUsage plus the forced write (its alarm's, now), until nothing is pending. */
+export class SiteUsage extends RealSiteUsage {
+  async benchFlush() {
+    for (let i = 0; i < 20 && this.usage.nextFlushAt() !== null; i++) await this.usage.flush(Date.now());
+    return true;
+  }
+}
 
 /** The real ChannelRelay plus read-only probes and the forced flush. */
 export class ChannelRelay extends RealChannelRelay {
@@ -112,6 +123,12 @@ probes.get("/bench/d1-rows", async (c) => {
 
 probes.post("/bench/flush/:channelId", async (c) =>
   c.json({ flushed: await relay(c.env, c.req.param("channelId")).benchFlush() }),
+);
+
+probes.post("/bench/flush-site/:host", async (c) =>
+  c.json({
+    flushed: await c.env.SITE_USAGE.get(c.env.SITE_USAGE.idFromName(c.req.param("host"))).benchFlush(),
+  }),
 );
 
 probes.get("/bench/storage/:channelId", async (c) =>
