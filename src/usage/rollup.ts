@@ -75,14 +75,9 @@ export const USAGE_COUNTERS = [
 ] as const;
 
 /** The upsert of one key's counters into tool_usage_daily (ON CONFLICT: added). */
-export const DAILY_UPSERT = `INSERT INTO tool_usage_daily (host, tool, day, ${USAGE_COUNTERS.join(", ")})
-  VALUES (${Array(USAGE_COUNTERS.length + 3)
-    .fill("?")
-    .join(", ")})
-  ON CONFLICT(host, tool, day) DO UPDATE SET ${USAGE_COUNTERS.map((c) => `${c} = ${c} + excluded.${c}`).join(", ")}`;
+export const DAILY_UPSERT = `INSERT INTO tool_usage_daily (host, tool, day, ${USAGE_COUNTERS}) VALUES (?, ?, ?${", ?".repeat(USAGE_COUNTERS.length)}) ON CONFLICT(host, tool, day) DO UPDATE SET ${USAGE_COUNTERS.map((c) => `${c} = ${c} + excluded.${c}`)}`;
 export const CHANNEL_INSERT = `INSERT OR IGNORE INTO tool_usage_channels (host, tool, day, channel_hash) VALUES (?, ?, ?, ?)`;
-export const ERROR_UPSERT = `INSERT INTO tool_usage_errors (host, tool, day, message, count) VALUES (?, ?, ?, ?, ?)
-  ON CONFLICT(host, tool, day, message) DO UPDATE SET count = count + excluded.count`;
+export const ERROR_UPSERT = `INSERT INTO tool_usage_errors (host, tool, day, message, count) VALUES (?, ?, ?, ?, ?) ON CONFLICT(host, tool, day, message) DO UPDATE SET count = count + excluded.count`;
 
 /** Hex SHA-256 of a text (a channel's id in tool_usage_channels). */
 export async function sha256Hex(text: string): Promise<string> {
@@ -109,15 +104,15 @@ export abstract class UsageRollupCore {
     private readonly errorsMax = 20,
   ) {
     this.sql = storage.sql;
-    this.sql
-      .exec(`CREATE TABLE IF NOT EXISTS usage_pending (host TEXT NOT NULL, tool TEXT NOT NULL, day TEXT NOT NULL,
-      ${USAGE_COUNTERS.map((c) => `${c} INTEGER NOT NULL DEFAULT 0`).join(", ")}, PRIMARY KEY (host, tool, day))`);
+    this.sql.exec(
+      `CREATE TABLE IF NOT EXISTS usage_pending (host, tool, day, ${USAGE_COUNTERS.map((c) => `${c} DEFAULT 0`)}, PRIMARY KEY (host, tool, day))`,
+    );
     // `sent`: how much of the count D1 has (UsageWriter's day totals).
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS ${errorTable} (host TEXT NOT NULL, tool TEXT NOT NULL,
-      day TEXT NOT NULL, message TEXT NOT NULL, count INTEGER NOT NULL, sent INTEGER NOT NULL DEFAULT 0,
-      PRIMARY KEY (host, tool, day, message))`);
+    this.sql.exec(
+      `CREATE TABLE IF NOT EXISTS ${errorTable} (host, tool, day, message, count, sent DEFAULT 0, PRIMARY KEY (host, tool, day, message))`,
+    );
     // `first`: when the oldest pending call was added; `retry`/`backoff`: after a failed flush.
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS usage_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS usage_meta (key PRIMARY KEY, value)`);
   }
 
   /** Counts one call; returns true when it is the first pending since the last flush (set an alarm). */
@@ -140,30 +135,22 @@ export abstract class UsageRollupCore {
     for (const r of rows) {
       const cols = USAGE_COUNTERS.filter((c) => r[c]);
       this.sql.exec(
-        `INSERT INTO usage_pending (host, tool, day, ${cols.join(", ")}) VALUES (?, ?, ?${", ?".repeat(cols.length)})
-         ON CONFLICT(host, tool, day) DO UPDATE SET ${cols.map((c) => `${c} = ${c} + excluded.${c}`).join(", ")}`,
+        `INSERT INTO usage_pending (host, tool, day, ${cols}) VALUES (?, ?, ?${", ?".repeat(cols.length)}) ON CONFLICT DO UPDATE SET ${cols.map((c) => `${c} = ${c} + excluded.${c}`)}`,
         ...keyOf(r),
         ...cols.map((c) => r[c]),
       );
     }
-    for (const e of errors) {
-      const bumped = this.sql.exec(
-        `UPDATE ${this.errorTable} SET count = count + ? WHERE ${KEY} AND message = ?`,
+    // A new message only while the key holds fewer than errorsMax others.
+    for (const e of errors)
+      this.sql.exec(
+        `INSERT INTO ${this.errorTable} (host, tool, day, message, count) SELECT ?, ?, ?, ?, ? WHERE (SELECT count(*) FROM ${this.errorTable} WHERE ${KEY} AND message != ?) < ? ON CONFLICT DO UPDATE SET count = count + excluded.count`,
+        ...keyOf(e),
+        e.message,
         e.count,
         ...keyOf(e),
         e.message,
-      ).rowsWritten;
-      const held = this.sql
-        .exec<{ n: number }>(`SELECT count(*) AS n FROM ${this.errorTable} WHERE ${KEY}`, ...keyOf(e))
-        .one().n;
-      if (!bumped && held < this.errorsMax)
-        this.sql.exec(
-          `INSERT INTO ${this.errorTable} (host, tool, day, message, count) VALUES (?, ?, ?, ?, ?)`,
-          ...keyOf(e),
-          e.message,
-          e.count,
-        );
-    }
+        this.errorsMax,
+      );
     return this.sql.exec(`INSERT OR IGNORE INTO usage_meta VALUES ('first', ?)`, now).rowsWritten > 0;
   }
 
@@ -213,16 +200,14 @@ export abstract class UsageRollupCore {
           backoff,
           now + backoff,
         );
-        console.warn(
-          `usage rollup: sending ${host}'s usage failed (${String(e)}); retrying in ${backoff} ms`,
-        );
+        console.warn(`usage of ${host}: ${String(e)}`);
         ok = false;
         break;
       }
       // One synchronous block (one atomic write): take off what was taken; calls added meanwhile stay.
       for (const r of batch)
         this.sql.exec(
-          `UPDATE usage_pending SET ${USAGE_COUNTERS.map((c) => `${c} = ${c} - ?`).join(", ")} WHERE ${KEY}`,
+          `UPDATE usage_pending SET ${USAGE_COUNTERS.map((c) => `${c} = ${c} - ?`)} WHERE ${KEY}`,
           ...USAGE_COUNTERS.map((c) => r[c]),
           ...keyOf(r),
         );
@@ -249,8 +234,9 @@ export class UsageWriter extends UsageRollupCore {
   ) {
     super(storage, flushMs, "usage_errors_day", 50);
     // The exact set of channels per key; `written`: D1 has it.
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS usage_hashes (host TEXT NOT NULL, tool TEXT NOT NULL,
-      day TEXT NOT NULL, hash TEXT NOT NULL, written INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (host, tool, day, hash))`);
+    this.sql.exec(
+      `CREATE TABLE IF NOT EXISTS usage_hashes (host, tool, day, hash, written DEFAULT 0, PRIMARY KEY (host, tool, day, hash))`,
+    );
   }
 
   /** A channel's flush (its hash with each key), merged into the pending counters. */
@@ -266,35 +252,31 @@ export class UsageWriter extends UsageRollupCore {
 
   protected async send(rows: PendingRow[]) {
     const statements: D1PreparedStatement[] = [];
-    const after: [string, ...unknown[]][] = [];
+    const after: [string, number, number][] = [];
     for (const r of rows) {
       statements.push(this.db.prepare(DAILY_UPSERT).bind(...keyOf(r), ...USAGE_COUNTERS.map((c) => r[c])));
-      for (const { hash } of this.sql.exec<{ hash: string }>(
-        `SELECT hash FROM (SELECT * FROM usage_hashes WHERE ${KEY} ORDER BY hash LIMIT ?) WHERE written = 0`,
+      // By rowid: stable while the batch runs (only this flush deletes from these tables).
+      for (const h of this.sql.exec<{ id: number; hash: string }>(
+        `SELECT * FROM (SELECT rowid id, * FROM usage_hashes WHERE ${KEY} ORDER BY hash LIMIT ?) WHERE written = 0`,
         ...keyOf(r),
         USAGE_KMV_K,
       )) {
-        statements.push(this.db.prepare(CHANNEL_INSERT).bind(...keyOf(r), hash));
-        after.push([`UPDATE usage_hashes SET written = 1 WHERE ${KEY} AND hash = ?`, ...keyOf(r), hash]);
+        statements.push(this.db.prepare(CHANNEL_INSERT).bind(...keyOf(r), h.hash));
+        after.push(["usage_hashes SET written = ?", 1, h.id]);
       }
-      for (const e of this.sql.exec<ErrorCount & { sent: number }>(
-        `SELECT * FROM (SELECT * FROM usage_errors_day WHERE ${KEY} ORDER BY count DESC, message LIMIT ?) WHERE count > sent`,
+      for (const e of this.sql.exec<ErrorCount & { id: number; sent: number }>(
+        `SELECT * FROM (SELECT rowid id, * FROM usage_errors_day WHERE ${KEY} ORDER BY count DESC, message LIMIT ?) WHERE count > sent`,
         ...keyOf(r),
         ERRORS_TOP,
       )) {
         statements.push(this.db.prepare(ERROR_UPSERT).bind(...keyOf(r), e.message, e.count - e.sent));
-        after.push([
-          `UPDATE usage_errors_day SET sent = sent + ? WHERE ${KEY} AND message = ?`,
-          e.count - e.sent,
-          ...keyOf(r),
-          e.message,
-        ]);
+        after.push(["usage_errors_day SET sent = sent + ?", e.count - e.sent, e.id]);
       }
     }
     const results = await this.db.batch(statements);
     this.lastRowsWritten = results.reduce((n, r) => n + (r.meta?.rows_written ?? 0), 0);
     return () => {
-      for (const [q, ...args] of after) this.sql.exec(q, ...args);
+      for (const [set, value, id] of after) this.sql.exec(`UPDATE ${set} WHERE rowid = ?`, value, id);
     };
   }
 

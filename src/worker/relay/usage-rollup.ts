@@ -61,28 +61,18 @@ export class UsageRollup extends UsageRollupCore {
   protected async send(rows: PendingRow[]) {
     const id = this.channel();
     if (!id) return; // no channel, no counts (never pending: calls need a configured channel)
-    const errors = rows.flatMap((r) =>
-      this.sql
-        .exec<ErrorCount>(
-          `SELECT host, tool, day, message, count FROM usage_errors_pending WHERE host = ? AND tool = ? AND day = ?`,
-          r.host,
-          r.tool,
-          r.day,
-        )
-        .toArray(),
-    );
+    // All the host's messages (keys past this flush's: their messages go now all the same).
+    const errors = this.sql
+      .exec<ErrorCount & { id: number }>(
+        `SELECT rowid id, * FROM usage_errors_pending WHERE host = ?`,
+        rows[0]!.host,
+      )
+      .toArray();
     const site = this.sites.get(this.sites.idFromName(rows[0]!.host));
     await site.add(rows, errors, await sha256Hex(id));
     return () => {
       for (const e of errors)
-        this.sql.exec(
-          `UPDATE usage_errors_pending SET count = count - ? WHERE host = ? AND tool = ? AND day = ? AND message = ?`,
-          e.count,
-          e.host,
-          e.tool,
-          e.day,
-          e.message,
-        );
+        this.sql.exec(`UPDATE usage_errors_pending SET count = count - ? WHERE rowid = ?`, e.count, e.id);
       this.sql.exec(`DELETE FROM usage_errors_pending WHERE count <= 0`);
     };
   }
