@@ -12,13 +12,15 @@
 //   GET  /bench/storage/:channelId  the object's SQLite: databaseSize and each table's rows
 //   POST /bench/retain/:channelId   {days} the object applies its audit retention as if `days` had passed
 //   GET  /bench/usage               tool_usage_daily / _channels / _errors as stored, with p50/p95 read from
-//                                   the histogram by protocol/usage.ts's latencyQuantile
+//                                   the histogram by protocol/usage.ts's latencyQuantile; per key the channel
+//                                   rows and their KMV estimate (what the analytics answer)
 // Plain JS because tsconfig.node.json typechecks bench/ for Node, without the Workers types.
 import { Hono } from "hono";
 import { createApp } from "../../src/worker/app.ts";
 import { hubContext } from "../../src/worker/http/context.ts";
 import { renderError } from "../../src/worker/http/errors.ts";
-import { LATENCY_BUCKETS, latencyQuantile } from "../../src/protocol/usage.ts";
+import { LATENCY_BUCKETS, USAGE_KMV_K, latencyQuantile } from "../../src/protocol/usage.ts";
+import { kmvCount } from "../../src/worker/registry/usage.ts";
 import { ChannelRelay as RealChannelRelay } from "../../src/worker/relay/channel-relay.ts";
 import { SiteUsage as RealSiteUsage } from "../../src/worker/usage/site-usage.ts";
 
@@ -156,11 +158,23 @@ probes.get("/bench/usage", async (c) => {
     for (let i = 0; i < LATENCY_BUCKETS; i++) delete row[`d${i}`];
     return row;
   });
-  const channels = (
+  // Per key: the rows D1 holds (the aggregator writes only the day's USAGE_KMV_K smallest hashes) and the
+  // distinct-channel figure the analytics read from them (registry/usage.ts kmvCount: exact below K).
+  const groups = new Map();
+  for (const r of (
     await db
-      .prepare(`SELECT host, tool, day, count(*) AS n FROM tool_usage_channels GROUP BY host, tool, day`)
+      .prepare(`SELECT host, tool, day, channel_hash FROM tool_usage_channels ORDER BY channel_hash`)
       .all()
-  ).results;
+  ).results) {
+    const k = `${r.host} ${r.tool} ${r.day}`;
+    if (!groups.has(k)) groups.set(k, { host: r.host, tool: r.tool, day: r.day, hashes: [] });
+    groups.get(k).hashes.push(r.channel_hash);
+  }
+  const channels = [...groups.values()].map(({ hashes, ...key }) => ({
+    ...key,
+    n: hashes.length,
+    estimate: kmvCount(hashes.slice(0, USAGE_KMV_K)),
+  }));
   const errors = (await db.prepare(`SELECT * FROM tool_usage_errors`).all()).results;
   return c.json({ daily, channels, errors });
 });
