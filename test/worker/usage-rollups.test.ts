@@ -191,6 +191,12 @@ describe("usage rollups: channel object → site aggregator → D1", () => {
         count: 20 - from - i,
       }));
     for (const [i, h] of hashes.entries()) await site.add([row(host, "t", 1)], i ? [] : errors(12), h);
+    // The first add set the object's alarm at its write time.
+    const alarm = await runInDurableObject(site, async (o: SiteUsage, state) => ({
+      set: await state.storage.getAlarm(),
+      due: o.usage.nextFlushAt(),
+    }));
+    expect(alarm.set).toBe(alarm.due);
     const first = await writeAt(host, Date.now() + ROLLUP_FLUSH_MS + 1000);
     const kept = await env.DB.prepare(
       `SELECT channel_hash AS h FROM tool_usage_channels WHERE host = ? ORDER BY h`,

@@ -12,13 +12,15 @@ export class SiteUsage extends DurableObject<Env> {
     if (this.usage.merge(rows, errors, hash, Date.now())) await this.schedule();
   }
 
-  private async schedule() {
+  /** Sets the alarm at the next write unless one is set (`force`: the alarm handler, whose own alarm is spent). */
+  private async schedule(force = false) {
     const at = this.usage.nextFlushAt();
-    if (at !== null && (await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(at);
+    if (at !== null && (force || (await this.ctx.storage.getAlarm()) === null))
+      await this.ctx.storage.setAlarm(at);
   }
 
   override async alarm(): Promise<void> {
     await this.usage.onAlarm(Date.now());
-    await this.schedule();
+    await this.schedule(true);
   }
 }
