@@ -58,8 +58,8 @@ const STATUS_COLUMN: Record<AuditStatus, string> = {
   disconnected: "other",
   cancelled: "other",
 };
-/** tool_usage_daily's counters, in order. */
-export const USAGE_COUNTERS = [
+/** tool_usage_daily's named counters (the analytics' fields of the same names). */
+export const NAMED_COUNTERS = [
   "calls",
   "ok",
   "error",
@@ -71,7 +71,11 @@ export const USAGE_COUNTERS = [
   "changed",
   "unpublished",
   "cloud",
-  ...Array.from({ length: LATENCY_BUCKETS }, (_, i) => `d${i}`),
+] as const;
+/** tool_usage_daily's counters, in order: the named ones, then the latency buckets d0…. */
+export const USAGE_COUNTERS = [
+  ...NAMED_COUNTERS,
+  ...Array.from({ length: LATENCY_BUCKETS }, (_, i) => `d${i}` as const),
 ] as const;
 
 /** The upsert of one key's counters into tool_usage_daily (ON CONFLICT: added). */

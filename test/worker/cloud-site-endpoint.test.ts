@@ -7,7 +7,16 @@ import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloud
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/worker/app.js";
-import { api, BASE, expectError, publish, tool, verifiedSite } from "./helpers.js";
+import {
+  api,
+  BASE,
+  expectError,
+  publish,
+  tool,
+  verifiedSite,
+  lookupCloudTool,
+  plainReadOnlyTool,
+} from "./helpers.js";
 
 const MODERN = "2026-07-28";
 const deployed = JSON.parse(env.DEPLOYED_RATE_LIMITS) as Record<string, { limit: number; period: 10 | 60 }>;
@@ -15,15 +24,8 @@ const deployed = JSON.parse(env.DEPLOYED_RATE_LIMITS) as Record<string, { limit:
 let site: { host: string; origin: string; key: string };
 const path = () => `/mcp/sites/${encodeURIComponent(site.host)}`;
 
-const lookup = tool("lookup", {
-  title: "Look up",
-  description: "Looks a word up.",
-  inputSchema: { type: "object", properties: { word: { type: "string" } }, required: ["word"] },
-  annotations: { readOnlyHint: true },
-  pages: ["/lookup.html"],
-  cloud: true,
-});
-const plain = tool("plain", { annotations: { readOnlyHint: true }, pages: ["/"] });
+const lookup = lookupCloudTool;
+const plain = plainReadOnlyTool;
 const write = tool("write", { pages: ["/"] });
 
 beforeAll(async () => {

@@ -117,3 +117,15 @@ export function tool(name: string, extra: Record<string, unknown> = {}) {
     ...extra,
   };
 }
+
+/** A read-only tool the hub may run in the cloud, on /lookup.html (the cloud tests' site's tool). */
+export const lookupCloudTool = tool("lookup", {
+  title: "Look up",
+  description: "Looks a word up.",
+  inputSchema: { type: "object", properties: { word: { type: "string" } }, required: ["word"] },
+  annotations: { readOnlyHint: true },
+  pages: ["/lookup.html"],
+  cloud: true,
+});
+/** A read-only tool not marked cloud. */
+export const plainReadOnlyTool = tool("plain", { annotations: { readOnlyHint: true }, pages: ["/"] });

@@ -18,7 +18,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import serverSchema from "../fixtures/discovery/server.schema.json";
 import { createApp } from "../../src/worker/app.js";
 import { serverNameOf } from "../../src/worker/discovery/names.js";
-import { api, BASE, publish, tool, verifiedSite } from "./helpers.js";
+import { api, BASE, publish, tool, verifiedSite, lookupCloudTool, plainReadOnlyTool } from "./helpers.js";
 
 const OFFICIAL = "io.modelcontextprotocol.registry/official";
 const HUB_META = "webmcp-hub/server";
@@ -106,15 +106,8 @@ async function problem(path: string, status: number, detail: string) {
   return body;
 }
 
-const lookup = tool("lookup", {
-  title: "Look up",
-  description: "Looks a word up.",
-  inputSchema: { type: "object", properties: { word: { type: "string" } }, required: ["word"] },
-  annotations: { readOnlyHint: true },
-  pages: ["/lookup.html"],
-  cloud: true,
-});
-const plain = tool("plain", { annotations: { readOnlyHint: true }, pages: ["/"] });
+const lookup = lookupCloudTool;
+const plain = plainReadOnlyTool;
 
 type Site = Awaited<ReturnType<typeof verifiedSite>>;
 let shop: Site; // active: v1 without cloud tools, v2 with

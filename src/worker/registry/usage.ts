@@ -14,6 +14,7 @@ import {
   type PublicUsage,
   type SiteAnalytics,
 } from "../../protocol/usage.js";
+import { NAMED_COUNTERS } from "../../usage/rollup.js";
 import type { Db } from "../db/client.js";
 import { HubError } from "../http/errors.js";
 
@@ -228,24 +229,8 @@ export async function siteAnalytics(
   };
 }
 
-const CSV_COLUMNS = [
-  "day",
-  "tool",
-  "calls",
-  "ok",
-  "error",
-  "denied",
-  "timeout",
-  "invalid",
-  "other",
-  "verified",
-  "changed",
-  "unpublished",
-  "cloud",
-  "channels",
-  "p50Ms",
-  "p95Ms",
-] as const;
+/** The CSV's columns: the day, the tool, the day's named counters, then what is read from the rest. */
+const CSV_COLUMNS = ["day", "tool", ...NAMED_COUNTERS, "channels", "p50Ms", "p95Ms"] as const;
 
 /** The analytics' days as CSV: a header, then one row per (day, tool). */
 export function analyticsCsv(a: SiteAnalytics): string {
