@@ -27,6 +27,7 @@ import {
   countCloudSites,
   discoveryCors,
   discoveryJson,
+  hubOf,
   siteServerVersion,
   type CloudSiteRow,
 } from "./server-card.js";
@@ -94,7 +95,6 @@ export async function sitesCatalogPage(
   return catalog(rows.map((r) => siteEntry(hub, r)));
 }
 
-const hubOf = (c: AppContext) => new URL(c.req.url).origin;
 const catalogJson = (c: AppContext, body: unknown) => discoveryJson(c, body, AI_CATALOG_TYPE, MAX_AGE);
 
 export const aiCatalogRoutes = new Hono<AppEnv>();

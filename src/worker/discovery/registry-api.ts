@@ -22,7 +22,6 @@
 //   still shows within a minute. CORS `*` on every route here.
 import type { Context } from "hono";
 import { Hono } from "../http/hono.js";
-import { cors } from "hono/cors";
 import { sql } from "drizzle-orm";
 import type { AppEnv } from "../http/context.js";
 import type { Db } from "../db/client.js";
@@ -30,6 +29,7 @@ import { CLOUD_CAPABLE_SQL, cloudContextOf, type CloudContext } from "../registr
 import { decodeCursor, encodeCursor } from "../registry/cursor.js";
 import { parseUpdatedSince } from "../registry/feeds.js";
 import { HUB_META_KEY, REGISTRY_SERVER_PART, SITE_SERVER_PART, hostOfServerName } from "./names.js";
+import { discoveryCors, hubOf } from "./server-card.js";
 import {
   REGISTRY_SERVER_VERSION,
   clip,
@@ -351,12 +351,11 @@ const route =
   };
 
 export const registryApiRoutes = new Hono<AppEnv>();
-const anyone = cors({ origin: "*", allowMethods: ["GET"] });
-registryApiRoutes.use("/server.json", anyone);
-registryApiRoutes.get("/server.json", (c) => ok(c, hubServerJson(new URL(c.req.url).origin)));
+registryApiRoutes.use("/server.json", discoveryCors);
+registryApiRoutes.get("/server.json", (c) => ok(c, hubServerJson(hubOf(c))));
 for (const v of ["/v0", "/v0.1"]) {
-  registryApiRoutes.use(`${v}/servers`, anyone);
-  registryApiRoutes.use(`${v}/servers/*`, anyone);
+  registryApiRoutes.use(`${v}/servers`, discoveryCors);
+  registryApiRoutes.use(`${v}/servers/*`, discoveryCors);
   registryApiRoutes.get(`${v}/servers`, route(listServers));
   registryApiRoutes.get(
     `${v}/servers/:name/versions`,

@@ -194,7 +194,8 @@ export function channelCard(hub: string, channelId: string) {
   );
 }
 
-const hubOf = (c: AppContext) => new URL(c.req.url).origin;
+/** The hub's origin as the request reached it (discovery documents' URLs are absolute). */
+export const hubOf = (c: AppContext) => new URL(c.req.url).origin;
 const cardJson = (c: AppContext, body: unknown) => discoveryJson(c, body, SERVER_CARD_TYPE, 3600);
 
 export const serverCardRoutes = new Hono<AppEnv>();
