@@ -108,7 +108,12 @@ export default defineConfig({
       {
         test: {
           name: "node",
-          include: ["test/sidecar/**/*.test.ts", "test/bridge/**/*.test.ts", "test/web/**/*.test.ts"],
+          include: [
+            "test/sidecar/**/*.test.ts",
+            "test/bridge/**/*.test.ts",
+            "test/web/**/*.test.ts",
+            "test/arch/**/*.test.ts",
+          ],
           environment: "node",
           testTimeout: 30_000,
         },

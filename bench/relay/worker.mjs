@@ -16,7 +16,7 @@ import { authenticateAgent } from "../../src/worker/channels/channels.ts";
 import { hubContext } from "../../src/worker/http/context.ts";
 import { renderError } from "../../src/worker/http/errors.ts";
 import { relayRequestHeaders } from "../../src/protocol/relay-contract.ts";
-import { ChannelRelay as RealChannelRelay } from "../../src/worker/relay/channel-relay.ts";
+import { ChannelRelay as RealChannelRelay } from "../../src/worker/channel-relay.ts";
 import { bearerToken, sha256Hex } from "../../src/worker/secrets.ts";
 import { floorFetch } from "./floor-worker.mjs";
 

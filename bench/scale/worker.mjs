@@ -21,7 +21,7 @@ import { hubContext } from "../../src/worker/http/context.ts";
 import { renderError } from "../../src/worker/http/errors.ts";
 import { LATENCY_BUCKETS, USAGE_KMV_K, latencyQuantile } from "../../src/protocol/usage.ts";
 import { kmvCount } from "../../src/worker/registry/usage.ts";
-import { ChannelRelay as RealChannelRelay } from "../../src/worker/relay/channel-relay.ts";
+import { ChannelRelay as RealChannelRelay } from "../../src/worker/channel-relay.ts";
 import { SiteUsage as RealSiteUsage } from "../../src/worker/usage/site-usage.ts";
 
 /** The real SiteUsage plus the forced write (its alarm's, now), until nothing is pending. */

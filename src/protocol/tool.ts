@@ -27,6 +27,10 @@ export type JsonSchemaObject = z.infer<typeof JsonSchemaObjectSchema>;
 
 export const EMPTY_INPUT_SCHEMA: JsonSchemaObject = Object.freeze({ type: "object", properties: {} });
 
+/** The `_meta` key under which a tool agents see names where it runs (a tab, the sidecar, the registry, the
+ *  cloud) and, for a tab, its origin. */
+export const META_PROVIDER = "webmcp-hub/provider";
+
 export const ToolDescriptorSchema = z.object({
   name: ToolNameSchema,
   title: z.string().max(LIMITS.titleMax).optional(),

@@ -7,7 +7,7 @@ import { settingsOf } from "./env.js";
 import { closeChannelRelay, runMaintenance } from "./maintenance.js";
 import { REVERIFY_CRON, runReverification } from "./registry/reverify.js";
 
-export { ChannelRelay } from "./relay/channel-relay.js";
+export { ChannelRelay } from "./channel-relay.js";
 export { SiteUsage } from "./usage/site-usage.js";
 
 const app = createApp();

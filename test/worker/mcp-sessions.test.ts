@@ -3,7 +3,7 @@
 import { env, runInDurableObject, SELF } from "cloudflare:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
-import type { ChannelRelay } from "../../src/worker/relay/channel-relay.js";
+import type { ChannelRelay } from "../../src/worker/channel-relay.js";
 import { api, expectError } from "./helpers.js";
 import {
   connectAgent,

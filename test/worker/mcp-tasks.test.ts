@@ -6,7 +6,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { CallFrame } from "../../src/protocol/index.js";
 import { ChannelTasks } from "../../src/worker/mcp/tasks.js";
-import type { ChannelRelay } from "../../src/worker/relay/channel-relay.js";
+import type { ChannelRelay } from "../../src/worker/channel-relay.js";
 import { api } from "./helpers.js";
 import { modernRequest, readJsonRpc } from "./mcp-raw.js";
 import {

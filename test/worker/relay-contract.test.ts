@@ -11,7 +11,7 @@ import {
   relayRequestHeaders,
   type RelayRequest,
 } from "../../src/protocol/index.js";
-import type { ChannelRelay } from "../../src/worker/relay/channel-relay.js";
+import type { ChannelRelay } from "../../src/worker/channel-relay.js";
 import { api } from "./helpers.js";
 import { HUB, createChannel, newPairingCode, pair } from "./relay-helpers.js";
 

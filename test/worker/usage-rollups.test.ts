@@ -9,7 +9,7 @@ import { SiteAnalyticsSchema, USAGE_KMV_K } from "../../src/protocol/usage.js";
 import { database } from "../../src/worker/db/client.js";
 import { ROLLUP_FLUSH_MS, USAGE_COUNTERS, sha256Hex, type PendingRow } from "../../src/usage/rollup.js";
 import { kmvCount, publicUsage, pruneUsage } from "../../src/worker/registry/usage.js";
-import type { ChannelRelay } from "../../src/worker/relay/channel-relay.js";
+import type { ChannelRelay } from "../../src/worker/channel-relay.js";
 import type { SiteUsage } from "../../src/worker/usage/site-usage.js";
 import { evictDurableObject } from "./evict.js";
 import { api, expectError, publish, tool, verifiedSite } from "./helpers.js";

@@ -27,7 +27,7 @@ import type {
   listAgentTokens,
   redeemPairingCode,
 } from "../../src/worker/channels/channels.js";
-import type { ChannelRelay } from "../../src/worker/relay/channel-relay.js";
+import type { ChannelRelay } from "../../src/worker/channel-relay.js";
 import type { getManifestVersion, publishManifest } from "../../src/worker/registry/manifests.js";
 import type { describeChallenge, registerSite, siteView } from "../../src/worker/registry/sites.js";
 import type { searchTools } from "../../src/worker/registry/search.js";

@@ -2,8 +2,8 @@
 // the RPC surface the Worker uses, typed by hand (the generated stub type cannot express results holding
 // `unknown`), and the channel settings every request to it carries (the contract: src/protocol/relay-contract.ts).
 import type { ChannelConfig } from "../../protocol/index.js";
-import type { ChannelRelay, PlainCall } from "../relay/channel-relay.js";
-import type { CallOutcome } from "../relay/channel-tools.js";
+import type { ChannelRelay, PlainCall } from "../channel-relay.js";
+import type { CallOutcome } from "../relay/channel-port.js";
 import type { AuditRead, AuditRows } from "../relay/audit-log.js";
 import type { ChannelRow } from "./channels.js";
 

@@ -15,7 +15,7 @@ import type { Db } from "../db/client.js";
 import { HubError } from "../http/errors.js";
 import { consumeRateLimit } from "../http/rate-limit.js";
 import { cloudRunsOn, cloudTool, type CloudToolLookup } from "../registry/cloud.js";
-import type { CallOutcome } from "../relay/channel-tools.js";
+import type { CallOutcome } from "../relay/channel-port.js";
 import { CLOUD_OFF_MESSAGE, cloudAuditStatus, cloudCallResult, runInCloud } from "./run.js";
 
 export interface CloudCall {

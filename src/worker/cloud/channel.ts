@@ -4,11 +4,11 @@
 // site marks cloud that cannot run there now (cloud runs off hub-wide or by the site's owner, the day's
 // budget spent, the site's queue full, no runner) has its page opened on demand instead when a browser
 // extension is connected to the channel; otherwise the caller is told why it did not run.
-import { errorResult, type CloudFailure } from "../../protocol/index.js";
+import { META_PROVIDER, errorResult, type CloudFailure } from "../../protocol/index.js";
 import { database } from "../db/client.js";
 import { CLOUD_CAPABLE_SQL, cloudRunsOn } from "../registry/cloud.js";
-import type { CallOutcome, CallRequest } from "../relay/channel-tools.js";
-import { META_PROVIDER, type ExposedTool } from "../relay/naming.js";
+import type { CallOutcome, CallRequest } from "../relay/channel-port.js";
+import type { ExposedTool } from "../relay/naming.js";
 import { callInCloud, lookupCloudTool } from "./call.js";
 
 /** Failures after which the page is opened on demand instead, when an extension can. */

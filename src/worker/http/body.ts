@@ -12,11 +12,21 @@ export async function readBodyText(c: Context, maxBytes: number): Promise<string
       "Send the body as JSON with `Content-Type: application/json`.",
     );
   }
-  const declared = Number(c.req.header("content-length") ?? "NaN");
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
-  const body = c.req.raw.body;
-  if (!body) return "";
-  const reader = body.getReader();
+  const bytes = await readCappedBody(c.req.raw, maxBytes);
+  if (bytes === null) throw tooLarge(maxBytes);
+  return new TextDecoder().decode(bytes);
+}
+
+/**
+ * A request's body as bytes, at most `maxBytes`: null when it is larger (a declared Content-Length over the
+ * cap reads nothing; otherwise counted as the bytes arrive, so a missing or false Content-Length cannot get
+ * past it). One chunk, the usual case, is returned as it is, not copied.
+ */
+export async function readCappedBody(request: Request, maxBytes: number): Promise<Uint8Array | null> {
+  const declared = Number(request.headers.get("content-length") ?? "NaN");
+  if (Number.isFinite(declared) && declared > maxBytes) return null;
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
@@ -24,18 +34,19 @@ export async function readBodyText(c: Context, maxBytes: number): Promise<string
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {
-      await reader.cancel();
-      throw tooLarge(maxBytes);
+      await reader.cancel().catch(() => {});
+      return null;
     }
     chunks.push(value);
   }
+  if (chunks.length === 1) return chunks[0]!;
   const bytes = new Uint8Array(size);
   let offset = 0;
   for (const chunk of chunks) {
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  return new TextDecoder().decode(bytes);
+  return bytes;
 }
 
 /** An unpaired UTF-16 surrogate (with the `u` flag a paired one is one code point and does not match). */

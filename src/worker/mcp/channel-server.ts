@@ -23,7 +23,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/server";
 import { LOGGING_LEVELS, type AgentContext, type LoggingLevel } from "../../protocol/index.js";
-import type { ChannelTools } from "../relay/channel-tools.js";
+import type { ChannelTools } from "../relay/channel-port.js";
 import { TASKS_EXTENSION, type ChannelTasks } from "./tasks.js";
 
 /** Clients may pass a per-call timeout in `params._meta` under this key (milliseconds, ≤ 300 s). */
@@ -37,7 +37,9 @@ const INSTRUCTIONS =
 
 export interface ChannelServerOptions {
   tools: ChannelTools;
-  agent: AgentContext;
+  /** The agent a request comes from: a 2025 session's own, or (2026, one server serving many agents in turn)
+   *  the one the object passed with the request. */
+  agent: (ctx: ServerContext) => AgentContext;
   era: "legacy" | "modern";
   /** The session's log level (2025 era; `logging/setLevel` changes it through `setLogLevel`). */
   logLevel?: () => LoggingLevel;
@@ -47,49 +49,40 @@ export interface ChannelServerOptions {
 }
 
 /**
- * The SDK's tools/call wrapper validates a result as a CallToolResult (and would add `content: []` to a task
- * handle); a CreateTaskResult (`resultType: "task"`, tasks extension) is passed through untouched, and the
- * 2026 encode seam keeps a tools/call result's own resultType.
+ * The one place the channel reaches past the SDK's public API. A tools/call that starts a task (tasks
+ * extension, 2026-07-28) answers a CreateTaskResult (`resultType: "task"`), which the SDK's tools/call wrapper
+ * would validate as a CallToolResult (and give `content: []`); the SDK has no public hook for it (2.4.0), so
+ * this subclass routes such calls around the wrapper before it runs, through the protected `_wrapHandler`
+ * the SDK documents for subclasses. Every other request takes the SDK's own path. The task route sees the
+ * raw request, so it takes only a well-formed call (a string name, object arguments); anything else falls
+ * through to the SDK, which answers it as it answers any invalid tools/call.
  */
 class ChannelServer extends Server {
+  /** Set by createChannelServer; returns the task's result, or undefined for an ordinary call. */
+  taskRoute: ((request: JSONRPCRequest, ctx: ServerContext) => Result | undefined) | undefined;
+
   protected override _wrapHandler(
     method: string,
     handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
   ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
-    if (method !== "tools/call") return super._wrapHandler(method, handler);
-    const wrapped = super._wrapHandler(method, async (request, ctx) => {
-      const result = await handler(request, ctx);
-      if (isTaskHandle(result)) throw new TaskHandle(result);
-      return result;
-    });
-    return async (request, ctx) => {
-      try {
-        return await wrapped(request, ctx);
-      } catch (e) {
-        if (e instanceof TaskHandle) return e.result;
-        throw e;
-      }
+    const wrapped = super._wrapHandler(method, handler);
+    if (method !== "tools/call") return wrapped;
+    return (request, ctx) => {
+      const task = this.taskRoute?.(request, ctx);
+      return task ? Promise.resolve(task) : wrapped(request, ctx);
     };
   }
 }
 
-class TaskHandle {
-  constructor(readonly result: Result) {}
-}
-
-function isTaskHandle(result: Result): boolean {
-  return (result as Record<string, unknown>).resultType === "task";
-}
-
 export function createChannelServer(options: ChannelServerOptions): Server {
-  const { tools, agent, era } = options;
+  const { tools, era, tasks } = options;
   const server = new ChannelServer(
     { name: "webmcp-hub-channel", title: "webmcp-hub channel", version: "0.1.0" },
     {
       capabilities: {
         tools: { listChanged: true },
         logging: {},
-        ...(options.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+        ...(tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
       },
       instructions: INSTRUCTIONS,
       cacheHints: {
@@ -108,13 +101,12 @@ export function createChannelServer(options: ChannelServerOptions): Server {
     });
   }
 
-  server.setRequestHandler("tools/call", async (request, ctx) => {
-    const { name, arguments: args = {}, _meta } = request.params;
-    const timeout = _meta?.[META_TIMEOUT];
-    const progressToken = _meta?.progressToken;
-    const level = era === "legacy" ? options.logLevel?.() : modernLogLevel(ctx);
+  /** What every call of this request carries: who calls, with which client, its timeout. */
+  const callOf = (name: string, args: Record<string, unknown>, meta: unknown, ctx: ServerContext) => {
+    const agent = options.agent(ctx);
+    const timeout = (meta as Record<string, unknown> | undefined)?.[META_TIMEOUT];
     const client = era === "legacy" ? server.getClientVersion() : clientInfoOf(ctx);
-    const call = {
+    return {
       name,
       arguments: args,
       agentTokenId: agent.agentTokenId,
@@ -123,14 +115,29 @@ export function createChannelServer(options: ChannelServerOptions): Server {
       clientName: client?.title ?? client?.name,
       timeoutMs: typeof timeout === "number" ? timeout : undefined,
     };
-    const exposed = tools.exposedTools().get(name);
-    if (options.tasks && exposed && !exposed.readOnly && options.tasks.declared(ctx)) {
-      // A call that waits for a person's approval runs as a task: the client polls tasks/get instead of
-      // holding this HTTP stream open for minutes.
-      return options.tasks.start(agent, call);
-    }
+  };
+
+  if (tasks) {
+    // A call that waits for a person's approval runs as a task: the client polls tasks/get instead of holding
+    // this HTTP stream open for minutes.
+    server.taskRoute = (request, ctx) => {
+      const { name, arguments: args = {}, _meta } = (request.params ?? {}) as Record<string, unknown>;
+      if (typeof name !== "string" || typeof args !== "object" || args === null || Array.isArray(args))
+        return undefined;
+      const exposed = tools.exposedTools().get(name);
+      if (!exposed || exposed.readOnly || !tasks.declared(ctx)) return undefined;
+      const call = callOf(name, args as Record<string, unknown>, _meta, ctx);
+      return tasks.start(options.agent(ctx), call);
+    };
+  }
+
+  server.setRequestHandler("tools/call", async (request, ctx) => {
+    const { name, arguments: args = {}, _meta } = request.params;
+    const progressToken = _meta?.progressToken;
+    const level = era === "legacy" ? options.logLevel?.() : modernLogLevel(ctx);
+    const outputSchema = tools.exposedTools().get(name)?.descriptor.outputSchema;
     const outcome = await tools.callTool({
-      ...call,
+      ...callOf(name, args, _meta, ctx),
       signal: ctx.mcpReq.signal,
       onProgress:
         progressToken === undefined
@@ -147,11 +154,11 @@ export function createChannelServer(options: ChannelServerOptions): Server {
     if (outcome.unknownTool) throw unknownToolError(outcome.result, name);
     return server.projectCallToolResult(
       outcome.result as CallToolResult,
-      exposed?.descriptor.outputSchema as Record<string, unknown> | undefined,
+      outputSchema as Record<string, unknown> | undefined,
     );
   });
 
-  options.tasks?.register(server, agent);
+  tasks?.register(server, options.agent);
   return server;
 }
 

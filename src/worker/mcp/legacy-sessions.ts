@@ -14,7 +14,7 @@ import {
   type AgentContext,
   type LoggingLevel,
 } from "../../protocol/index.js";
-import type { ChannelTools } from "../relay/channel-tools.js";
+import type { ChannelTools } from "../relay/channel-port.js";
 import { createChannelServer, passes } from "./channel-server.js";
 import { jsonRpcError } from "./json-rpc.js";
 
@@ -202,7 +202,7 @@ export class LegacySessions {
     });
     const server = createChannelServer({
       tools: this.tools,
-      agent,
+      agent: () => agent,
       era: "legacy",
       logLevel: () => session.level,
       setLogLevel: (level) => {

@@ -1,6 +1,10 @@
 // The 2026-07-28 era of a channel's MCP endpoint: stateless, one SDK v2 `createMcpHandler` (legacy traffic
 // rejected: the channel's own sessionful 2025 wiring serves that) whose per-request server is the channel
-// server, for the agent the Worker authenticated (passed through as `authInfo`). The SDK validates the
+// server, for the agent the Worker authenticated (passed through as `authInfo`, read by the handlers from the
+// request's context). The SDK wants an instance that is serving nothing for each request, not a new one:
+// an instance whose exchange ended with its result (a JSON answer: no stream still open, no handler still
+// running) goes back to an idle pool and serves a later request, so a channel builds about as many servers
+// as it has requests in flight at once, not one per request. The SDK validates the
 // `_meta` envelope, `MCP-Protocol-Version` / `Mcp-Method` / `Mcp-Name` against the body, answers
 // `server/discover`, stamps `resultType`, `ttlMs` and `cacheScope`, and serves `subscriptions/listen`
 // streams from an in-memory bus that the object's notifyToolsChanged publishes on.
@@ -9,9 +13,14 @@
 // its streams and drops its tasks. Each agent (token or OAuth grant) keeps at most MAX_LISTENERS_PER_AGENT
 // streams: past it its own oldest is closed, never another agent's. When the channel holds MAX_LISTENERS, an
 // agent with streams of its own replaces its oldest, and one without is refused (429) rather than end others'.
-import { createMcpHandler, type AuthInfo, type McpHttpHandler } from "@modelcontextprotocol/server";
-import { AgentContextSchema, LIMITS, type AgentContext } from "../../protocol/index.js";
-import type { ChannelTools } from "../relay/channel-tools.js";
+import {
+  createMcpHandler,
+  type AuthInfo,
+  type McpHttpHandler,
+  type Server,
+} from "@modelcontextprotocol/server";
+import { LIMITS, type AgentContext } from "../../protocol/index.js";
+import type { ChannelTools } from "../relay/channel-port.js";
 import { createChannelServer } from "./channel-server.js";
 import { jsonRpcError, requestIdOf } from "./json-rpc.js";
 import { ChannelTasks } from "./tasks.js";
@@ -21,16 +30,38 @@ export const MAX_LISTENERS = 256;
 /** Open listen streams one agent keeps; a client needs one, and a few while it reconnects. */
 export const MAX_LISTENERS_PER_AGENT = 16;
 
+/** Idle servers a channel keeps for reuse. */
+const MAX_IDLE_SERVERS = 16;
+
+type PooledServer = Server & { reusable?: boolean };
+
 export class ModernEndpoint {
   private readonly handler: McpHttpHandler;
+  private readonly idle: PooledServer[] = [];
+  /** The server each request got, to return it to the pool when its exchange ends. */
+  private readonly servedBy = new WeakMap<Request, PooledServer>();
   private readonly tasks: ChannelTasks;
   /** Open listen streams, by the agent token that opened them (aborting one ends its stream). */
   private readonly listeners = new Map<AbortController, string>();
 
   constructor(tools: ChannelTools, sql: SqlStorage) {
     this.tasks = new ChannelTasks(tools, sql);
+    const build = (): PooledServer => {
+      const server: PooledServer = createChannelServer({
+        tools,
+        agent: (ctx) => agentOf(ctx.http?.authInfo),
+        era: "modern",
+        tasks: this.tasks,
+      });
+      server.onclose = () => this.release(server);
+      return server;
+    };
     this.handler = createMcpHandler(
-      (ctx) => createChannelServer({ tools, agent: agentOf(ctx.authInfo), era: "modern", tasks: this.tasks }),
+      (ctx) => {
+        const server = this.idle.pop() ?? build();
+        this.servedBy.set(ctx.requestInfo as Request, server);
+        return server;
+      },
       {
         legacy: "reject",
         maxRequestBodySize: LIMITS.mcpRequestBytes,
@@ -84,10 +115,22 @@ export class ModernEndpoint {
       forHandler,
       parsedBody === undefined ? { authInfo } : { authInfo, parsedBody },
     );
-    if (listen && !response.headers.get("content-type")?.includes("text/event-stream")) {
-      this.listeners.delete(controller);
+    const streaming = response.headers.get("content-type")?.includes("text/event-stream") ?? false;
+    if (listen && !streaming) this.listeners.delete(controller);
+    const server = this.servedBy.get(forHandler);
+    if (server && !streaming && response.ok) {
+      // Answered in full: its handler is done. Back to the pool once the SDK has closed its exchange.
+      server.reusable = true;
+      if (server.transport === undefined) this.release(server);
     }
     return response;
+  }
+
+  /** Returns a server whose exchange ended to the idle pool, if it ended with its answer. */
+  private release(server: PooledServer): void {
+    if (!server.reusable || server.transport !== undefined) return;
+    server.reusable = false;
+    if (this.idle.length < MAX_IDLE_SERVERS) this.idle.push(server);
   }
 
   notifyToolsChanged(): void {
@@ -138,8 +181,9 @@ function isListen(body: unknown): boolean {
 }
 
 function agentOf(authInfo: AuthInfo | undefined): AgentContext {
-  const agent = AgentContextSchema.safeParse(authInfo?.extra?.agent);
-  if (agent.success) return agent.data;
-  // The object passes the agent on every request; reaching this is a bug, and no call may run unattributed.
+  // The object put it there (serve), from a relay request the contract already checked.
+  const agent = authInfo?.extra?.agent as AgentContext | undefined;
+  if (agent && typeof agent.agentTokenId === "string") return agent;
+  // Reaching this is a bug, and no call may run unattributed.
   throw new Error("MCP request without an authenticated agent");
 }

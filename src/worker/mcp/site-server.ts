@@ -18,7 +18,7 @@ import {
   type CallToolResult,
   type Tool,
 } from "@modelcontextprotocol/server";
-import { LIMITS } from "../../protocol/index.js";
+import { LIMITS, META_PROVIDER } from "../../protocol/index.js";
 import { callInCloud, underHubSwitch } from "../cloud/call.js";
 import { CLOUD_OFF_MESSAGE } from "../cloud/run.js";
 import type { Db } from "../db/client.js";
@@ -34,7 +34,6 @@ import { serverNameOf } from "../discovery/names.js";
 import { DIGEST_META_KEY } from "../registry/export.js";
 import { normalizeHost } from "../registry/origins.js";
 import { getVerifiedSite, listedSite } from "../registry/sites.js";
-import { META_PROVIDER } from "../relay/naming.js";
 import { META_TIMEOUT } from "./channel-server.js";
 import { serveStatelessMcp } from "./stateless.js";
 

@@ -19,7 +19,7 @@ import {
 } from "@modelcontextprotocol/server";
 import * as z from "zod";
 import type { AgentContext } from "../../protocol/index.js";
-import type { CallRequest, ChannelTools } from "../relay/channel-tools.js";
+import type { CallRequest, ChannelTools } from "../relay/channel-port.js";
 
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 /** How long a task (and its result) is kept, from creation. */
@@ -133,20 +133,20 @@ export class ChannelTasks {
     return { resultType: "task", ...this.view(this.row(id)!, false) } as unknown as CallToolResult;
   }
 
-  /** tasks/get, tasks/update and tasks/cancel on this agent's server instance. */
-  register(server: Server, agent: AgentContext): void {
+  /** tasks/get, tasks/update and tasks/cancel on a server instance; each answers only its own agent's tasks. */
+  register(server: Server, agentOf: (ctx: ServerContext) => AgentContext): void {
     server.setRequestHandler("tasks/get", { params: TaskIdParams }, (params, ctx) => {
-      const row = this.owned(params.taskId, agent, ctx);
+      const row = this.owned(params.taskId, agentOf(ctx), ctx);
       return this.view(row, true);
     });
     server.setRequestHandler("tasks/update", { params: TaskIdParams }, (params, ctx) => {
       // No task of a channel ever asks for input (approvals happen in the tab), so there is nothing
       // outstanding to answer: the responses are ignored, as the extension says for unknown keys.
-      this.owned(params.taskId, agent, ctx);
+      this.owned(params.taskId, agentOf(ctx), ctx);
       return {};
     });
     server.setRequestHandler("tasks/cancel", { params: TaskIdParams }, (params, ctx) => {
-      const row = this.owned(params.taskId, agent, ctx);
+      const row = this.owned(params.taskId, agentOf(ctx), ctx);
       if (row.status === "working") this.running.get(row.id)?.abort();
       return {};
     });

@@ -1,10 +1,10 @@
 // A channel's calls, from an agent's request to the provider's answer: checks before anything is sent (the
-// tool exists, arguments within depth and frame size, valid against the tool's inputSchema), the call frame,
+// tool exists, arguments within depth and frame size, valid against the tool's inputSchema), the call frame
+// (the hub's own, built from checked parts, so not parsed again: only its size is checked),
 // the calls in flight with their timeouts and cancellation, progress and logs routed back to their caller,
 // a provider that disconnects settling its calls with isError at once, and the output checked against the
 // tool's outputSchema. Every call ends in a CallOutcome; none throws for the tool's own failures.
 import {
-  CallFrameSchema,
   LIMITS,
   errorResult,
   exceedsUtf8Bytes,
@@ -16,12 +16,28 @@ import {
   type ProviderFrame,
   type ToolVerification,
 } from "../../protocol/index.js";
-import type { CallOutcome, CallRequest } from "./channel-tools.js";
+import type { CallOutcome, CallRequest } from "./channel-port.js";
 import { displayText } from "./display-text.js";
 import type { ExposedTool, ProviderState } from "./naming.js";
-import { callFrameFits, sendFrame } from "./provider-frames.js";
+import { sendFrame } from "./provider-frames.js";
 import type { ProviderStore } from "./provider-store.js";
 import type { ToolCatalog } from "./tool-catalog.js";
+
+/** A call's arguments, measured once: the value, its JSON text (for the audit), and whether it nests too deep
+ *  to relay (then the text is ""). */
+export interface CallArguments {
+  value: Record<string, unknown>;
+  text: string;
+  tooDeep: boolean;
+}
+
+/** Measures a call's arguments once, without recursion first: JSON.stringify and the validator recurse, and
+ *  would overflow on arguments nested past LIMITS.jsonDepthMax. */
+export function callArguments(args: Record<string, unknown> | undefined): CallArguments {
+  const value = args ?? {};
+  const tooDeep = jsonDepth(value, LIMITS.jsonDepthMax) === Number.POSITIVE_INFINITY;
+  return { value, text: tooDeep ? "" : JSON.stringify(value), tooDeep };
+}
 
 /** A call as it ended, with what its audit row needs. */
 export interface FinishedCall {
@@ -65,20 +81,24 @@ export class CallDispatch {
     return this.pending.size;
   }
 
-  /** Runs one call end to end; `verification` goes to the tab with the approval request, and to the audit. */
-  async run(req: CallRequest, verification?: ToolVerification): Promise<FinishedCall> {
-    const started = Date.now();
-    const args = req.arguments ?? {};
-    // Measured without recursion first: JSON.stringify and the validator recurse, and would overflow.
-    const tooDeep = jsonDepth(args, LIMITS.jsonDepthMax) === Number.POSITIVE_INFINITY;
-    const argText = tooDeep ? "" : JSON.stringify(args);
-    const exposed = this.catalog.exposed().get(req.name);
+  /**
+   * Runs one call of `exposed` (the tool `req.name` names, undefined when none does) to its end; `args` is the
+   * call's one argument text, `started` its start; `verification` goes to the tab with the approval request,
+   * and to the audit.
+   */
+  async run(
+    req: CallRequest,
+    exposed: ExposedTool | undefined,
+    args: CallArguments,
+    started: number,
+    verification?: ToolVerification,
+  ): Promise<FinishedCall> {
     const finished = (outcome: CallOutcome, providerId: string | null = null): FinishedCall => ({
       req,
       outcome,
       exposed,
       providerId,
-      argText,
+      argText: args.text,
       started,
       verification,
     });
@@ -92,24 +112,16 @@ export class CallDispatch {
         ),
       });
     }
-    if (tooDeep) {
+    if (args.tooDeep) {
       return finished(
         invalid(
           `The arguments for ${req.name} nest objects and arrays deeper than ${LIMITS.jsonDepthMax} levels, the most the hub relays (LIMITS.jsonDepthMax); nothing was sent. Flatten them and call again.`,
         ),
       );
     }
-    const frame = callFrame(req, exposed, args, verification);
-    const checked = callFrameFits(frame) ? { success: true as const } : CallFrameSchema.safeParse(frame);
+    // The frame is the hub's own, built from checked parts (callFrame): only its size can be out of bounds.
+    const frame = callFrame(req, exposed, args.value, verification);
     const text = JSON.stringify(frame);
-    if (!checked.success) {
-      const issue = checked.error.issues[0];
-      return finished(
-        invalid(
-          `The call to ${req.name} cannot be sent: ${issue ? `${issue.path.join(".")}: ${issue.message}` : "invalid call frame"}.`,
-        ),
-      );
-    }
     if (exceedsUtf8Bytes(text, LIMITS.frameBytes)) {
       return finished(
         invalid(
@@ -117,7 +129,7 @@ export class CallDispatch {
         ),
       );
     }
-    const problems = this.catalog.validate(exposed, "input", args);
+    const problems = this.catalog.validate(exposed, "input", args.value);
     if (problems.length) {
       const detail = problems.map((p) => `${p.path}: ${p.message}`).join("; ");
       return finished(

@@ -4,6 +4,7 @@
 // to the most recently active tab.
 import {
   LIMITS,
+  META_PROVIDER,
   META_VERIFICATION,
   shortHash,
   toStrictToolName,
@@ -44,8 +45,6 @@ export interface ExposedTool {
   /** Set when no tab offers the tool and it is listed from the channel's added marketplace tools. */
   registry?: { site: string; version: number; page: string | null };
 }
-
-export const META_PROVIDER = "webmcp-hub/provider";
 
 function groupKey(p: ProviderState): string {
   // A site's added marketplace tools group with the tabs of its origin: a tab's same-named tool leads.

@@ -32,7 +32,7 @@ import {
   type OpenFrame,
   type ProviderAttachment,
 } from "../../protocol/index.js";
-import type { CallOutcome, CallRequest } from "./channel-tools.js";
+import type { CallOutcome, CallRequest } from "./channel-port.js";
 import { displayText } from "./display-text.js";
 import type { ExposedTool } from "./naming.js";
 

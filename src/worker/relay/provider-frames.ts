@@ -1,12 +1,12 @@
 // The relay frames on a provider's socket, at the object's end: a received message becomes a ProviderFrame
 // only within the limits (text, size in UTF-8, nesting depth, the schema), and what the hub sends is held to
-// its own schema too. Anything refused is answered in band with an error frame the provider can read.
+// its own schema too (except the call frame, which call-dispatch.ts builds from checked parts and sends as
+// text). Anything refused is answered in band with an error frame the provider can read.
 //
-// The frames of every call (the hub's `call`, the provider's `result`) are checked by hand first, because
-// they are the relay's hot path and a zod parse of each was a measurable part of a call's CPU
-// (bench/relay). The hand checks accept only frames the schema accepts unchanged (the usual shapes: text
-// content, plain objects); anything else, valid or not, goes to the schema, which has the last word and
-// words the refusal.
+// A provider's `result` frame, one per call on the relay's hot path, is checked by hand first: a zod parse of
+// each was a measurable part of a call's CPU (bench/relay). The hand check accepts only frames the schema
+// accepts unchanged (the usual shapes: text content, plain objects); anything else, valid or not, goes to
+// the schema, which has the last word and words the refusal.
 import {
   HubFrameSchema,
   LIMITS,
@@ -15,7 +15,6 @@ import {
   exceedsUtf8Bytes,
   jsonDepth,
   utf8ByteLength,
-  type CallFrame,
   type HubFrame,
   type ProviderFrame,
   type LiveTool,
@@ -125,30 +124,6 @@ function usualResultFrame(json: unknown): Extract<ProviderFrame, { type: "result
   if (isError !== undefined && typeof isError !== "boolean") return undefined;
   if (_meta !== undefined && !isPlainObject(_meta)) return undefined;
   return json as Extract<ProviderFrame, { type: "result" }>;
-}
-
-/**
- * Whether a call frame the hub built is one CallFrameSchema accepts, checked by hand (true only if the
- * schema would accept it; false sends the frame to the schema, which says what is wrong).
- */
-export function callFrameFits(frame: CallFrame): boolean {
-  const { id, name, arguments: args, timeoutMs, approval } = frame;
-  return (
-    typeof id === "string" &&
-    id.length >= 1 &&
-    id.length <= 64 &&
-    typeof name === "string" &&
-    isPlainObject(args) &&
-    Number.isInteger(timeoutMs) &&
-    timeoutMs > 0 &&
-    timeoutMs <= LIMITS.callTimeoutMaxMs &&
-    (approval === undefined ||
-      (typeof approval.agent === "string" &&
-        approval.agent.length >= 1 &&
-        approval.agent.length <= 128 &&
-        (approval.client === undefined ||
-          (typeof approval.client === "string" && approval.client.length <= LIMITS.clientNameMax))))
-  );
 }
 
 /** A tools frame's tools the hub relays, and why each other one is refused (duplicate, unusable schema). */

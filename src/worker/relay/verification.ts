@@ -27,7 +27,8 @@ import {
   type VerificationPolicy,
 } from "../../protocol/index.js";
 import { definitionDigest, digestInput, type DigestedDefinition } from "../../protocol/digest.js";
-import { META_PROVIDER, type ExposedTool } from "./naming.js";
+import { META_PROVIDER } from "../../protocol/index.js";
+import type { ExposedTool } from "./naming.js";
 
 export const PUBLISHED_TTL_MS = 60_000;
 const FAILURE_RETRY_MS = 5_000;

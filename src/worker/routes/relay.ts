@@ -21,6 +21,7 @@ import { relayTabOrigin } from "../channels/pairing-source.js";
 import { configOf, relayOf } from "../channels/relay-stub.js";
 import type { AppContext, AppEnv } from "../http/context.js";
 import { rateLimit } from "../http/rate-limit.js";
+import { readCappedBody } from "../http/body.js";
 import { HubError } from "../http/errors.js";
 import { mcpOriginGuard } from "../http/mcp-origin.js";
 import { bearerToken, looksLike, sha256Hex } from "../secrets.js";
@@ -197,47 +198,23 @@ async function forwardMcp(c: Context<AppEnv>, token: string | undefined, viaPath
 }
 
 /**
- * An MCP request body, at most LIMITS.mcpRequestBytes; over it, 413 with a JSON-RPC error (-32600) and
- * nothing forwarded. Counted as the bytes arrive, so a missing or false Content-Length cannot get past it.
+ * An MCP request body, at most LIMITS.mcpRequestBytes (read as it arrives, http/body.ts); over it, 413 with a
+ * JSON-RPC error (-32600) and nothing forwarded. Not parsed here: the channel's object parses it, once.
  */
 async function readMcpBody(request: Request): Promise<Uint8Array | Response> {
-  const tooLarge = () =>
-    Response.json(
-      {
-        jsonrpc: "2.0",
-        error: {
-          code: -32600,
-          message: `Request body too large: an MCP request may be at most ${LIMITS.mcpRequestBytes} bytes.`,
-        },
-        id: null,
+  const body = await readCappedBody(request, LIMITS.mcpRequestBytes);
+  if (body) return body;
+  return Response.json(
+    {
+      jsonrpc: "2.0",
+      error: {
+        code: -32600,
+        message: `Request body too large: an MCP request may be at most ${LIMITS.mcpRequestBytes} bytes.`,
       },
-      { status: 413 },
-    );
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > LIMITS.mcpRequestBytes) return tooLarge();
-  if (!request.body) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > LIMITS.mcpRequestBytes) {
-      await reader.cancel().catch(() => {});
-      return tooLarge();
-    }
-    chunks.push(value);
-  }
-  // Usually the whole body arrives as one chunk: forwarded as it is, not copied.
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
+      id: null,
+    },
+    { status: 413 },
+  );
 }
 
 /**

@@ -1,7 +1,11 @@
 // The channel's MCP endpoint inside its ChannelRelay, for both protocol eras, chosen per request by the SDK's
 // own classifier (`isLegacyRequest`): 2025-11-25 and earlier go to the sessionful wiring
-// (mcp/legacy-sessions.ts), 2026-07-28 to the stateless handler (mcp/modern-endpoint.ts). The object calls
-// only this class: handle, notifyToolsChanged, broadcastLog, closeAgent, size.
+// (legacy-sessions.ts), 2026-07-28 to the stateless handler (modern-endpoint.ts). The object calls only this
+// class: handle, notifyToolsChanged, broadcastLog, closeAgent, size; the MCP layer sees the channel only
+// through its port (relay/channel-port.ts), never the Durable Object.
+//
+// Each request body is parsed here once (JSON.parse) and handed to the SDK as `parsedBody`, so the SDK reads
+// no body; the Worker has already held it to LIMITS.mcpRequestBytes as it arrived (routes/relay.ts).
 //
 // Authentication is the Worker's, and kept cheap: the Worker checks a token in D1 (or OAuth) and sends the
 // agent (`who.agent`); this object then remembers the token's sha256 for VERIFIED_TTL_MS. Later requests
@@ -11,14 +15,10 @@
 // listen streams and its tasks at once, so revocation never waits for a TTL.
 import { isLegacyRequest } from "@modelcontextprotocol/server";
 import { RELAY_HEADER, type AgentContext, type LoggingLevel } from "../../protocol/index.js";
-import { jsonRpcError, requestIdOf } from "../mcp/json-rpc.js";
-import { LegacySessions } from "../mcp/legacy-sessions.js";
-import { ModernEndpoint } from "../mcp/modern-endpoint.js";
-import type { ChannelTools } from "./channel-tools.js";
-
-export type { AgentContext } from "../../protocol/index.js";
-export { SESSION_IDLE_MS } from "../mcp/legacy-sessions.js";
-export { META_TIMEOUT } from "../mcp/channel-server.js";
+import type { ChannelTools } from "../relay/channel-port.js";
+import { jsonRpcError, requestIdOf } from "./json-rpc.js";
+import { LegacySessions } from "./legacy-sessions.js";
+import { ModernEndpoint } from "./modern-endpoint.js";
 
 /** A request the object cannot answer for this token hash: the Worker checks the token in full. */
 export const REAUTH_HEADER = RELAY_HEADER.reauth;
@@ -27,7 +27,7 @@ export const VERIFIED_TTL_MS = 60_000;
 /** Token hashes remembered per channel. */
 const MAX_VERIFIED = 256;
 
-export class McpSessions {
+export class ChannelEndpoint {
   private readonly legacy: LegacySessions;
   private readonly modern: ModernEndpoint;
   private readonly verified = new Map<string, { agent: AgentContext; until: number }>();

@@ -10,7 +10,6 @@ import {
   ChannelConfigSchema,
   LIMITS,
   errorResult,
-  jsonDepth,
   PING_FRAME_TEXT,
   PONG_FRAME_TEXT,
   RelayContractError,
@@ -21,21 +20,21 @@ import {
   type RelayRequest,
   type ToolVerification,
   type VerificationPolicy,
-} from "../../protocol/index.js";
-import { CloudListing, callAddedInCloud } from "../cloud/channel.js";
-import { AddedTools } from "./added-tools.js";
-import { AuditLog, type AuditRead, type AuditRows } from "./audit-log.js";
-import { settingsOf } from "../env.js";
-import { CallDispatch, type FinishedCall } from "./call-dispatch.js";
-import { UsageRollup } from "./usage-rollup.js";
-import type { CallOutcome, CallRequest, ChannelTools } from "./channel-tools.js";
-import { McpSessions } from "./mcp-sessions.js";
-import type { ExposedTool, ProviderState } from "./naming.js";
-import { acceptTools, readProviderFrame, sendFrame } from "./provider-frames.js";
-import { PageOpener, type OpenResult } from "./page-opener.js";
-import { ProviderStore } from "./provider-store.js";
-import { ToolCatalog } from "./tool-catalog.js";
-import { ToolVerifier, presentTool, refusalText } from "./verification.js";
+} from "../protocol/index.js";
+import { CloudListing, callAddedInCloud } from "./cloud/channel.js";
+import { AddedTools } from "./relay/added-tools.js";
+import { AuditLog, type AuditRead, type AuditRows } from "./relay/audit-log.js";
+import { settingsOf } from "./env.js";
+import { CallDispatch, callArguments, type CallArguments, type FinishedCall } from "./relay/call-dispatch.js";
+import { UsageRollup } from "./relay/usage-rollup.js";
+import type { CallOutcome, CallRequest, ChannelTools } from "./relay/channel-port.js";
+import { ChannelEndpoint } from "./mcp/channel-endpoint.js";
+import type { ExposedTool, ProviderState } from "./relay/naming.js";
+import { acceptTools, readProviderFrame, sendFrame } from "./relay/provider-frames.js";
+import { PageOpener, type OpenResult } from "./relay/page-opener.js";
+import { ProviderStore } from "./relay/provider-store.js";
+import { ToolCatalog } from "./relay/tool-catalog.js";
+import { ToolVerifier, presentTool, refusalText } from "./relay/verification.js";
 
 /** A plain HTTP agent's call (POST /api/channels/:id/calls). */
 export type PlainCall = Pick<
@@ -55,7 +54,7 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
   readonly rollup: UsageRollup;
   /** When the object's one alarm is set (null: none; undefined: not read from storage yet). */
   private alarmAt: number | null | undefined;
-  private readonly mcp: McpSessions;
+  private readonly mcp: ChannelEndpoint;
   private readonly verifier: ToolVerifier;
   /** The marketplace tools the owner added, listed while no tab offers them (added-tools.ts). */
   private readonly added: AddedTools;
@@ -94,7 +93,7 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
       settingsOf(env).AUDIT_RETENTION_DAYS * 86_400_000,
     );
     this.rollup = new UsageRollup(ctx.storage, env.SITE_USAGE, () => this.config?.channelId ?? null);
-    this.mcp = new McpSessions(this, this.sql);
+    this.mcp = new ChannelEndpoint(this, this.sql);
     this.verifier = new ToolVerifier(env.DB);
     this.cloud = new CloudListing(env);
     this.opener = new PageOpener(ctx, (origin, originalName) => {
@@ -279,76 +278,96 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
     );
   }
 
-  async callTool(req: CallRequest, { opened: wasOpened = false } = {}): Promise<CallOutcome> {
+  /**
+   * Runs one call end to end, in one pass: an added marketplace tool no tab offers runs in the hub's browser
+   * or gets its page opened; a tab's tool meets the owner's verification policy once; then the call goes to
+   * its provider. However it ends, it is audited once, from its own start, with its one argument text.
+   */
+  async callTool(call: CallRequest): Promise<CallOutcome> {
+    let req = call;
     const started = Date.now();
-    if (!wasOpened) await this.refreshAdded();
-    const exposed = this.catalog.exposed().get(req.name);
-    if (exposed?.registry && !wasOpened) {
-      // An added marketplace tool no tab offers, which its site lets the hub run: it runs in the hub's browser
-      // before any page is opened (cloud/channel.ts), audited with the provider `cloud`.
-      const cloud = await callAddedInCloud(this.env, exposed, req, this.opener.connected() > 0);
-      if (cloud) {
-        const args = req.arguments ?? {};
-        const argText =
-          jsonDepth(args, LIMITS.jsonDepthMax) === Number.POSITIVE_INFINITY ? "" : JSON.stringify(args);
-        const provider = { ...exposed, label: "cloud" };
-        await this.audit({ req, outcome: cloud, exposed: provider, providerId: "cloud", argText, started });
-        return cloud;
-      }
-    }
+    const args = callArguments(req.arguments);
+    await this.refreshAdded();
+    let exposed = this.catalog.exposed().get(req.name);
     if (exposed?.registry) {
-      // An added marketplace tool no tab offers: the paired extension opens its page (page-opener.ts), and
-      // the call runs once a tab offers the tool. If it cannot, the call ends with why, audited like a call
-      // that never reached its provider (`disconnected`), or as the user's `denied`, or a `timeout`.
-      const opened: OpenResult = wasOpened
-        ? {
-            ready: false,
-            outcome: {
-              status: "disconnected",
-              result: errorResult(
-                `The tab that opened for ${exposed.originalName} closed or stopped offering it before the call could run; call it again.`,
-              ),
-            },
-          }
-        : await this.opener.open(exposed, req);
-      if (opened.ready) return this.callTool({ ...req, name: opened.name }, { opened: true });
-      const args = req.arguments ?? {};
-      const argText =
-        jsonDepth(args, LIMITS.jsonDepthMax) === Number.POSITIVE_INFINITY ? "" : JSON.stringify(args);
-      await this.audit({ req, outcome: opened.outcome, exposed, providerId: null, argText, started });
-      return opened.outcome;
+      const found = await this.runAdded(exposed, req, args, started);
+      if ("finished" in found) return this.finish(found.finished);
+      // The tab that opened serves the call, under the name the channel gives its tool.
+      exposed = found.exposed;
+      req = { ...req, name: exposed.name };
     }
-    const isTab = exposed?.group.startsWith("tab:") ?? false;
-    let verification: ToolVerification | undefined =
-      exposed && isTab ? (await this.verifier.check([exposed])).get(exposed.name) : undefined;
-    if (exposed && isTab && policyOf(this.config) === "verified" && verification?.status !== "verified") {
-      // About to refuse: check again against what the site publishes now (it may have just published).
-      verification = this.noteChecked(await this.verifier.check([exposed], { fresh: true })).get(
-        exposed.name,
-      );
-    }
-    if (exposed && isTab && policyOf(this.config) === "verified" && verification?.status !== "verified") {
+    const decision = exposed ? await this.verificationOf(exposed) : { refused: false as const };
+    if (exposed && decision.refused) {
       // Refused by the owner's policy before anything reaches the tab: audited as `denied`, like a call the
       // user declined (it is the user's choice, made in advance), with the verification that decided it.
       const outcome: CallOutcome = {
         status: "denied",
-        result: { content: [{ type: "text", text: refusalText(exposed, verification) }], isError: true },
+        result: errorResult(refusalText(exposed, decision.verification)),
       };
-      const args = req.arguments ?? {};
-      const argText =
-        jsonDepth(args, LIMITS.jsonDepthMax) === Number.POSITIVE_INFINITY ? "" : JSON.stringify(args);
-      await this.audit({
+      return this.finish({
         req,
         outcome,
         exposed,
         providerId: null,
-        argText,
-        started: Date.now(),
-        verification,
+        argText: args.text,
+        started,
+        verification: decision.verification,
       });
-      return outcome;
     }
-    const call = await this.calls.run(req, verification);
+    return this.finish(await this.calls.run(req, exposed, args, started, decision.verification));
+  }
+
+  /**
+   * An added marketplace tool no tab offers. If its site lets the hub run it, it runs in the hub's browser
+   * (cloud/channel.ts), audited with the provider `cloud`. Otherwise the paired extension opens its page
+   * (page-opener.ts) and the call goes on to the tab's tool once a tab offers it; if it cannot, the call ends
+   * with why (`disconnected`, the user's `denied`, or a `timeout`).
+   */
+  private async runAdded(
+    exposed: ExposedTool,
+    req: CallRequest,
+    args: CallArguments,
+    started: number,
+  ): Promise<{ finished: FinishedCall } | { exposed: ExposedTool }> {
+    const ended = (outcome: CallOutcome, tool: ExposedTool, providerId: string | null) => ({
+      finished: { req, outcome, exposed: tool, providerId, argText: args.text, started },
+    });
+    const cloud = await callAddedInCloud(this.env, exposed, req, this.opener.connected() > 0);
+    if (cloud) return ended(cloud, { ...exposed, label: "cloud" }, "cloud");
+    const opened: OpenResult = await this.opener.open(exposed, req);
+    if (!opened.ready) return ended(opened.outcome, exposed, null);
+    const tab = this.catalog.exposed().get(opened.name);
+    if (tab && !tab.registry) return { exposed: tab };
+    return ended(
+      {
+        status: "disconnected",
+        result: errorResult(
+          `The tab that opened for ${exposed.originalName} closed or stopped offering it before the call could run; call it again.`,
+        ),
+      },
+      exposed,
+      null,
+    );
+  }
+
+  /**
+   * The owner's verification policy, decided once for a call: a tab's tool is checked against its origin's
+   * published manifest; under "verified", one that is not verified is checked again against what the site
+   * publishes now (it may have just published) before it is refused.
+   */
+  private async verificationOf(
+    exposed: ExposedTool,
+  ): Promise<{ refused: boolean; verification?: ToolVerification | undefined }> {
+    if (!exposed.group.startsWith("tab:")) return { refused: false };
+    const verification = (await this.verifier.check([exposed])).get(exposed.name);
+    if (policyOf(this.config) !== "verified" || verification?.status === "verified")
+      return { refused: false, verification };
+    const fresh = this.noteChecked(await this.verifier.check([exposed], { fresh: true })).get(exposed.name);
+    return { refused: fresh?.status !== "verified", verification: fresh };
+  }
+
+  /** A finished call is audited, then its outcome goes back. */
+  private async finish(call: FinishedCall): Promise<CallOutcome> {
     await this.audit(call);
     return call.outcome;
   }
