@@ -3,7 +3,7 @@
 // still holds from before into its storage. An account's view fans out to its channels.
 import { env, runInDurableObject, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { ChannelRelay } from "../../src/worker/relay/channel-relay.js";
+import type { ChannelRelay } from "../../src/worker/channel-relay.js";
 import { settingsOf } from "../../src/worker/env.js";
 import { api, expectError } from "./helpers.js";
 import {
@@ -64,6 +64,11 @@ async function plainCall(ch: TestChannel, text: string): Promise<void> {
   expect(res.status).toBe(200);
 }
 
+async function sha256Of(text: string): Promise<string> {
+  const bytes = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 async function servedChannel(): Promise<TestChannel> {
   const ch = await createChannel();
   (await connectProvider(ch, { tools: [echoTool()] })).serve(() => ({
@@ -107,6 +112,31 @@ describe("audit rows", () => {
     );
     expect(raw).toContain(digest);
     expect(raw).not.toContain("hello");
+  });
+
+  it("calls ending together are each answered only once their own row is stored, each row numbered once", async () => {
+    const ch = await servedChannel();
+    const texts = Array.from({ length: 24 }, (_, i) => `burst ${i}`);
+    // As each call answers, its own row (found by its arguments' sha256) is already stored.
+    const stored = await Promise.all(
+      texts.map(async (text) => {
+        await plainCall(ch, text);
+        const digest = await sha256Of(JSON.stringify({ text }));
+        return runInDurableObject(
+          stubOf(ch.id),
+          (_obj: ChannelRelay, state) =>
+            state.storage.sql
+              .exec<{ n: number }>("SELECT count(*) AS n FROM audit WHERE arg_sha256 = ?", digest)
+              .one().n,
+        );
+      }),
+    );
+    expect(stored).toEqual(texts.map(() => 1));
+    const audit = await auditOf(ch, "limit=100");
+    expect(audit.entries).toHaveLength(24);
+    const seqs = audit.entries.map((e: any) => Number(String(e.id).split(":")[1]));
+    expect(new Set(seqs).size).toBe(24);
+    expect([...seqs].sort((a, b) => a - b)).toEqual(Array.from({ length: 24 }, (_, i) => i + 1));
   });
 
   it("writes no per-call row to D1: calls through a channel leave D1 audit_log as it was, the API returns them", async () => {

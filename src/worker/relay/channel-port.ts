@@ -1,6 +1,7 @@
-// What the channel's MCP endpoint needs from the channel (ChannelRelay implements it): the tools agents see,
-// and running one call end to end. McpSessions depends on this, not on the Durable Object, so the MCP layer
-// and the relay can change apart and be tested apart.
+// The relay's port: what the channel's MCP endpoint (src/worker/mcp/) needs from the channel, which
+// ChannelRelay implements: the tools agents see, and running one call end to end. The MCP layer depends on
+// this and nothing else of the relay (test/arch/layers.test.ts), so the two change apart, and the MCP layer
+// is tested over a fake of it (test/worker/mcp-port.test.ts).
 import type { AuditStatus, CallToolResult, LoggingLevel } from "../../protocol/index.js";
 import type { ExposedTool } from "./naming.js";
 
