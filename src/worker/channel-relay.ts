@@ -14,6 +14,7 @@ import {
   PONG_FRAME_TEXT,
   RelayContractError,
   readRelayRequest,
+  type AgentPolicy,
   type ChannelConfig,
   type ErrorBody,
   type ProviderFrame,
@@ -23,6 +24,7 @@ import {
 } from "../protocol/index.js";
 import { CloudListing, callAddedInCloud } from "./cloud/channel.js";
 import { AddedTools } from "./relay/added-tools.js";
+import { AgentPolicies } from "./relay/agent-policies.js";
 import { AuditLog, type AuditRead, type AuditRows } from "./relay/audit-log.js";
 import { settingsOf } from "./env.js";
 import { CallDispatch, callArguments, type CallArguments, type FinishedCall } from "./relay/call-dispatch.js";
@@ -55,6 +57,8 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
   /** When the object's one alarm is set (null: none; undefined: not read from storage yet). */
   private alarmAt: number | null | undefined;
   private readonly mcp: ChannelEndpoint;
+  /** The owner's per-agent tool policies and pause switch (relay/agent-policies.ts). */
+  private readonly policies: AgentPolicies;
   private readonly verifier: ToolVerifier;
   /** The marketplace tools the owner added, listed while no tab offers them (added-tools.ts). */
   private readonly added: AddedTools;
@@ -93,6 +97,7 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
       settingsOf(env).AUDIT_RETENTION_DAYS * 86_400_000,
     );
     this.rollup = new UsageRollup(ctx.storage, env.SITE_USAGE, () => this.config?.channelId ?? null);
+    this.policies = new AgentPolicies(this.sql);
     this.mcp = new ChannelEndpoint(this, this.sql);
     this.verifier = new ToolVerifier(env.DB);
     this.cloud = new CloudListing(env);
@@ -258,8 +263,18 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
   // ------------------------------------------------------------------------------------------------------
   // The channel's tools and calls (ChannelTools: what the MCP sessions use).
 
-  exposedTools(): Map<string, ExposedTool> {
-    return this.catalog.exposed();
+  exposedTools(agentTokenId: string | null): Map<string, ExposedTool> {
+    if (this.policies.paused !== null) return new Map();
+    return this.visibleTo(agentTokenId, this.catalog.exposed());
+  }
+
+  /** The tools of `tools` that an agent's owner-set policy lets it see. */
+  private visibleTo<T extends { name: string; readOnly: boolean }>(
+    agentTokenId: string | null,
+    tools: Map<string, T>,
+  ): Map<string, T> {
+    if (this.policies.of(agentTokenId) === "all") return tools;
+    return new Map([...tools].filter(([, t]) => this.policies.shows(agentTokenId, t)));
   }
 
   /** Re-reads the added marketplace tools when due; agents hear list_changed if what they see changed. */
@@ -267,10 +282,10 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
     if (await this.added.refresh({ fresh })) this.toolsChanged();
   }
 
-  async listedTools(): Promise<Map<string, ExposedTool>> {
+  async listedTools(agentTokenId: string | null): Promise<Map<string, ExposedTool>> {
     await this.refreshAdded();
     await this.cloud.refresh(this.config?.channelId ?? null);
-    const exposed = this.catalog.exposed();
+    const exposed = this.visibleTo(agentTokenId, this.catalog.exposed());
     const checked = this.noteChecked(await this.verifier.check(exposed.values()));
     const policy = policyOf(this.config);
     return new Map(
@@ -279,9 +294,10 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
   }
 
   /**
-   * Runs one call end to end, in one pass: an added marketplace tool no tab offers runs in the hub's browser
-   * or gets its page opened; a tab's tool meets the owner's verification policy once; then the call goes to
-   * its provider. However it ends, it is audited once, from its own start, with its one argument text.
+   * Runs one call end to end, in one pass: the owner's pause switch and the agent's policy first (a refused
+   * call reaches no provider); an added marketplace tool no tab offers runs in the hub's browser or gets its
+   * page opened; a tab's tool meets the owner's verification policy once; then the call goes to its provider.
+   * However it ends, it is audited once, from its own start, with its one argument text.
    */
   async callTool(call: CallRequest): Promise<CallOutcome> {
     let req = call;
@@ -289,6 +305,12 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
     const args = callArguments(req.arguments);
     await this.refreshAdded();
     let exposed = this.catalog.exposed().get(req.name);
+    const refusal = this.policies.refusal(req.agentTokenId, exposed, req.name);
+    if (refusal !== null) {
+      // The owner's choice, made in advance: audited as `denied`, like a call the user declined.
+      const outcome: CallOutcome = { status: "denied", result: errorResult(refusal) };
+      return this.finish({ req, outcome, exposed, providerId: null, argText: args.text, started });
+    }
     if (exposed?.registry) {
       const found = await this.runAdded(exposed, req, args, started);
       if ("finished" in found) return this.finish(found.finished);
@@ -420,14 +442,14 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
   async checkedSnapshot(config: ChannelConfig) {
     this.configure(config);
     await this.refreshAdded();
-    const checked = this.noteChecked(await this.verifier.check(this.exposedTools().values()));
+    const checked = this.noteChecked(await this.verifier.check(this.catalog.exposed().values()));
     return this.snapshot(config, checked);
   }
 
   /** Live providers and the tools agents see (`verification`: null unless checked, see checkedSnapshot). */
   snapshot(config: ChannelConfig, checked: Map<string, ToolVerification> = new Map()) {
     this.configure(config);
-    const exposed = [...this.exposedTools().values()];
+    const exposed = [...this.catalog.exposed().values()];
     // Whether each provider was paired from a browser page, and whether the extension relays it: kept on
     // its socket's attachment (which survives hibernation and eviction with the socket).
     const attachments = this.providers.attachments();
@@ -464,6 +486,10 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
             : null),
       })),
       sessions: this.mcp.size,
+      // The owner's switches: when the channel was paused (null: it runs), and each agent's policy other
+      // than "all", by agent (an agent token's id, or `oauth:<grantId>`).
+      paused: this.pausedView(),
+      policies: this.policies.all(),
       pendingCalls: this.calls.size,
       // Browsers whose extension can open an added tool's page on demand, and opens under way.
       extensionsConnected: this.opener.connected(),
@@ -509,9 +535,50 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
     return sockets.length;
   }
 
-  /** Ends every MCP session opened with a revoked agent token. */
+  /** Ends every MCP session opened with a revoked agent token; its policy goes with it. */
   async revokeAgent(agentTokenId: string): Promise<number> {
+    this.policies.forget(agentTokenId);
     return this.mcp.closeAgent(agentTokenId);
+  }
+
+  /** An agent's tool policy (`all` unless the owner chose another). */
+  async agentPolicy(config: ChannelConfig, agentTokenId: string): Promise<AgentPolicy> {
+    this.configure(config);
+    return { tools: this.policies.of(agentTokenId) };
+  }
+
+  /**
+   * Sets an agent's tool policy; an `allow` list may name only tools the channel has now (live or added), or
+   * the answer names the unknown ones and nothing changes. The agent (and nobody else) hears list_changed.
+   */
+  async setAgentPolicy(
+    config: ChannelConfig,
+    agentTokenId: string,
+    policy: AgentPolicy,
+  ): Promise<{ policy: AgentPolicy } | { unknown: Array<{ index: number; name: string }> }> {
+    this.configure(config);
+    const { tools } = policy;
+    if (typeof tools === "object") {
+      await this.refreshAdded();
+      const names = this.catalog.exposed();
+      const unknown = tools.allow.flatMap((name, index) => (names.has(name) ? [] : [{ index, name }]));
+      if (unknown.length) return { unknown };
+    }
+    this.policies.set(agentTokenId, tools);
+    this.mcp.notifyAgentToolsChanged(agentTokenId);
+    return { policy: { tools: this.policies.of(agentTokenId) } };
+  }
+
+  /** The owner's pause switch: while paused every agent call is refused at once; providers stay connected. */
+  async setPaused(config: ChannelConfig, paused: boolean): Promise<{ paused: string | null }> {
+    this.configure(config);
+    this.policies.setPaused(paused, Date.now());
+    return { paused: this.pausedView() };
+  }
+
+  private pausedView(): string | null {
+    const at = this.policies.paused;
+    return at === null ? null : new Date(at).toISOString();
   }
 }
 

@@ -1,7 +1,7 @@
 // The Worker's side of a channel's ChannelRelay Durable Object (one per channel, addressed by the channel id):
 // the RPC surface the Worker uses, typed by hand (the generated stub type cannot express results holding
 // `unknown`), and the channel settings every request to it carries (the contract: src/protocol/relay-contract.ts).
-import type { ChannelConfig } from "../../protocol/index.js";
+import type { AgentPolicy, ChannelConfig } from "../../protocol/index.js";
 import type { ChannelRelay, PlainCall } from "../channel-relay.js";
 import type { CallOutcome } from "../relay/channel-port.js";
 import type { AuditRead, AuditRows } from "../relay/audit-log.js";
@@ -17,6 +17,13 @@ export interface RelayApi {
   readAudit(config: ChannelConfig, q: AuditRead): Promise<AuditRows>;
   revokeProvider(tokenId: string): Promise<number>;
   revokeAgent(agentTokenId: string): Promise<number>;
+  agentPolicy(config: ChannelConfig, agentTokenId: string): Promise<AgentPolicy>;
+  setAgentPolicy(
+    config: ChannelConfig,
+    agentTokenId: string,
+    policy: AgentPolicy,
+  ): ReturnType<ChannelRelay["setAgentPolicy"]>;
+  setPaused(config: ChannelConfig, paused: boolean): Promise<{ paused: string | null }>;
 }
 
 export function relayOf(env: Env, channel: Pick<ChannelRow, "id">): RelayApi {

@@ -106,6 +106,13 @@ export class ChannelEndpoint {
     this.modern.notifyToolsChanged();
   }
 
+  /** Tells one agent's 2025 sessions and 2026 listen streams (and nobody else's) that its tool list changed:
+   *  the owner changed its policy. */
+  notifyAgentToolsChanged(agentTokenId: string): void {
+    this.legacy.notifyToolsChanged(agentTokenId);
+    this.modern.notifyToolsChanged(agentTokenId);
+  }
+
   /** A provider's log not tied to a call goes to every 2025 session at or above its level (2026-07-28 has
    *  no channel for logs outside a request). */
   broadcastLog(log: { level: LoggingLevel; logger?: string; data: unknown }): void {

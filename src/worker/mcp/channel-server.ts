@@ -92,7 +92,9 @@ export function createChannelServer(options: ChannelServerOptions): Server {
     },
   );
 
-  server.setRequestHandler("tools/list", async () => ({ tools: await listTools(tools) }));
+  server.setRequestHandler("tools/list", async (_request, ctx) => ({
+    tools: await listTools(tools, options.agent(ctx).agentTokenId),
+  }));
 
   if (era === "legacy") {
     server.setRequestHandler("logging/setLevel", (request) => {
@@ -124,10 +126,10 @@ export function createChannelServer(options: ChannelServerOptions): Server {
       const { name, arguments: args = {}, _meta } = (request.params ?? {}) as Record<string, unknown>;
       if (typeof name !== "string" || typeof args !== "object" || args === null || Array.isArray(args))
         return undefined;
-      const exposed = tools.exposedTools().get(name);
+      const agent = options.agent(ctx);
+      const exposed = tools.exposedTools(agent.agentTokenId).get(name);
       if (!exposed || exposed.readOnly || !tasks.declared(ctx)) return undefined;
-      const call = callOf(name, args as Record<string, unknown>, _meta, ctx);
-      return tasks.start(options.agent(ctx), call);
+      return tasks.start(agent, callOf(name, args as Record<string, unknown>, _meta, ctx));
     };
   }
 
@@ -135,9 +137,10 @@ export function createChannelServer(options: ChannelServerOptions): Server {
     const { name, arguments: args = {}, _meta } = request.params;
     const progressToken = _meta?.progressToken;
     const level = era === "legacy" ? options.logLevel?.() : modernLogLevel(ctx);
-    const outputSchema = tools.exposedTools().get(name)?.descriptor.outputSchema;
+    const call = callOf(name, args, _meta, ctx);
+    const outputSchema = tools.exposedTools(call.agentTokenId).get(name)?.descriptor.outputSchema;
     const outcome = await tools.callTool({
-      ...callOf(name, args, _meta, ctx),
+      ...call,
       signal: ctx.mcpReq.signal,
       onProgress:
         progressToken === undefined
@@ -163,11 +166,11 @@ export function createChannelServer(options: ChannelServerOptions): Server {
 }
 
 /**
- * The tools agents see, in a deterministic order (by exposed name), whatever order providers came in, each
+ * The tools an agent sees (its owner-set policy), in a deterministic order (by exposed name), whatever order providers came in, each
  * tab tool with its verification in `_meta` (and a warning in its description, by the channel's policy).
  */
-export async function listTools(tools: ChannelTools): Promise<Tool[]> {
-  return [...(await tools.listedTools()).values()]
+export async function listTools(tools: ChannelTools, agentTokenId: string | null): Promise<Tool[]> {
+  return [...(await tools.listedTools(agentTokenId)).values()]
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map((t) => t.descriptor as Tool);
 }

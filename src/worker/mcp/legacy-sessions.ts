@@ -94,9 +94,10 @@ export class LegacySessions {
     return session.transport.handleRequest(request, { parsedBody });
   }
 
-  /** Tells every session's GET stream that the tool list changed. */
-  notifyToolsChanged(): void {
+  /** Tells every session's GET stream (or only `agentTokenId`'s sessions') that the tool list changed. */
+  notifyToolsChanged(agentTokenId?: string): void {
     for (const session of this.sessions.values()) {
+      if (agentTokenId !== undefined && session.agent.agentTokenId !== agentTokenId) continue;
       void session.server.sendToolListChanged().catch(() => {});
     }
   }

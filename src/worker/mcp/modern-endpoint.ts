@@ -9,15 +9,21 @@
 // `server/discover`, stamps `resultType`, `ttlMs` and `cacheScope`, and serves `subscriptions/listen`
 // streams from an in-memory bus that the object's notifyToolsChanged publishes on.
 //
-// Listen streams are held by the object (SSE, kept alive by comment frames); revoking an agent token aborts
+// Listen streams are held by the object (SSE, kept alive by comment frames), on the SDK's event bus: this
+// endpoint gives the SDK its own bus (AgentBus), which remembers the agent each stream was opened for (the
+// request being served, carried by AsyncLocalStorage into the SDK's subscribe call), so a change to one agent's
+// tools (its owner-set policy) reaches that agent's streams and nobody else's. Revoking an agent token aborts
 // its streams and drops its tasks. Each agent (token or OAuth grant) keeps at most MAX_LISTENERS_PER_AGENT
 // streams: past it its own oldest is closed, never another agent's. When the channel holds MAX_LISTENERS, an
 // agent with streams of its own replaces its oldest, and one without is refused (429) rather than end others'.
+import { AsyncLocalStorage } from "node:async_hooks";
 import {
   createMcpHandler,
   type AuthInfo,
   type McpHttpHandler,
   type Server,
+  type ServerEvent,
+  type ServerEventBus,
 } from "@modelcontextprotocol/server";
 import { LIMITS, type AgentContext } from "../../protocol/index.js";
 import type { ChannelTools } from "../relay/channel-port.js";
@@ -30,6 +36,32 @@ export const MAX_LISTENERS = 256;
 /** Open listen streams one agent keeps; a client needs one, and a few while it reconnects. */
 export const MAX_LISTENERS_PER_AGENT = 16;
 
+/**
+ * The SDK's event bus (a `ServerEventBus`, createMcpHandler's `bus` option) with each listener tagged by the
+ * agent whose request subscribed it, so an event can go to one agent's streams.
+ */
+class AgentBus implements ServerEventBus {
+  private readonly listeners = new Map<(event: ServerEvent) => void, string | undefined>();
+  /** The agent of the request being served, across the SDK's awaits. */
+  readonly serving = new AsyncLocalStorage<string>();
+
+  publish(event: ServerEvent, agentTokenId?: string): void {
+    for (const [listener, agent] of [...this.listeners]) {
+      if (agentTokenId !== undefined && agent !== agentTokenId) continue;
+      try {
+        listener(event);
+      } catch {
+        // one broken stream must not keep the event from the others
+      }
+    }
+  }
+
+  subscribe(listener: (event: ServerEvent) => void): () => void {
+    this.listeners.set(listener, this.serving.getStore());
+    return () => void this.listeners.delete(listener);
+  }
+}
+
 /** Idle servers a channel keeps for reuse. */
 const MAX_IDLE_SERVERS = 16;
 
@@ -37,6 +69,7 @@ type PooledServer = Server & { reusable?: boolean };
 
 export class ModernEndpoint {
   private readonly handler: McpHttpHandler;
+  private readonly bus = new AgentBus();
   private readonly idle: PooledServer[] = [];
   /** The server each request got, to return it to the pool when its exchange ends. */
   private readonly servedBy = new WeakMap<Request, PooledServer>();
@@ -66,6 +99,7 @@ export class ModernEndpoint {
         legacy: "reject",
         maxRequestBodySize: LIMITS.mcpRequestBytes,
         maxSubscriptions: MAX_LISTENERS,
+        bus: this.bus,
       },
     );
   }
@@ -111,9 +145,8 @@ export class ModernEndpoint {
             headers: request.headers,
             signal: controller.signal,
           });
-    const response = await this.handler.fetch(
-      forHandler,
-      parsedBody === undefined ? { authInfo } : { authInfo, parsedBody },
+    const response = await this.bus.serving.run(agent.agentTokenId, () =>
+      this.handler.fetch(forHandler, parsedBody === undefined ? { authInfo } : { authInfo, parsedBody }),
     );
     const streaming = response.headers.get("content-type")?.includes("text/event-stream") ?? false;
     if (listen && !streaming) this.listeners.delete(controller);
@@ -133,8 +166,9 @@ export class ModernEndpoint {
     if (this.idle.length < MAX_IDLE_SERVERS) this.idle.push(server);
   }
 
-  notifyToolsChanged(): void {
-    this.handler.notify.toolsChanged();
+  /** Tells every listen stream (or only `agentTokenId`'s) that the tool list changed. */
+  notifyToolsChanged(agentTokenId?: string): void {
+    this.bus.publish({ kind: "tools_list_changed" }, agentTokenId);
   }
 
   /** Ends an agent token's listen streams and drops its tasks; returns how many streams there were. */

@@ -27,10 +27,11 @@ export interface CallOutcome {
 }
 
 export interface ChannelTools {
-  /** The tools agents see now, by exposed name. */
-  exposedTools(): Map<string, ExposedTool>;
+  /** The tools one agent may call now, by exposed name (its owner-set policy; none while the channel is
+   *  paused). */
+  exposedTools(agentTokenId: string | null): Map<string, ExposedTool>;
   /** The same tools as tools/list shows them: each tab tool's verification in `_meta`, under the channel's policy. */
-  listedTools(): Promise<Map<string, ExposedTool>>;
+  listedTools(agentTokenId: string | null): Promise<Map<string, ExposedTool>>;
   /** Runs one call end to end and audits it. Never throws for the tool's own failures. */
   callTool(req: CallRequest): Promise<CallOutcome>;
 }

@@ -42,7 +42,7 @@ import { pairingSource } from "../channels/pairing-source.js";
 import { configOf, relayOf } from "../channels/relay-stub.js";
 import { currentAccount, requireHubOrigin } from "../accounts/session.js";
 import { createOwnerKey, listOwnerKeys, revokeOwnerKey } from "../accounts/ownership.js";
-import { CreateOwnerKeyBodySchema } from "../../protocol/index.js";
+import { AgentPolicySchema, CreateOwnerKeyBodySchema } from "../../protocol/index.js";
 import { listConnectedApps, revokeConnectedApp } from "../oauth/connected-apps.js";
 
 declare module "hono" {
@@ -222,6 +222,66 @@ channelRoutes.delete("/:id/connected-apps/:grantId", async (c) => {
   // Its tokens are gone; its open MCP sessions and GET streams end now too (they are keyed `oauth:<grantId>`).
   const closedSessions = await relayOf(c.env, channel).revokeAgent(`oauth:${grantId}`);
   return c.json({ revoked: grantId, closedSessions });
+});
+
+// Who may call what (relay/agent-policies.ts): each agent's tool policy (an agent token, or a connected app,
+// whose agent id is `oauth:<grantId>`), and the channel's pause switch. Kept and enforced in the channel's
+// object; the Worker checks that the agent is this channel's and live (404 otherwise).
+async function policyAgentOf(c: AppContext, kind: "token" | "app"): Promise<string> {
+  const channel = c.var.ownedChannel;
+  if (kind === "token") {
+    const tokenId = c.req.param("tokenId") ?? "";
+    const token = (await listAgentTokens(c.var.db, channel)).find((t) => t.id === tokenId);
+    if (!token || token.revokedAt !== null)
+      throw new HubError("not_found", `No active agent token ${tokenId} in this channel.`);
+    return tokenId;
+  }
+  const grantId = c.req.param("grantId") ?? "";
+  const apps = await listConnectedApps(c.env, hubOrigin(c), channel);
+  if (!apps.some((a) => a.grantId === grantId))
+    throw new HubError("not_found", `No connected app ${grantId} in this channel.`);
+  return `oauth:${grantId}`;
+}
+
+async function readPolicy(c: AppContext, kind: "token" | "app") {
+  const agent = await policyAgentOf(c, kind);
+  return c.json(await relayOf(c.env, c.var.ownedChannel).agentPolicy(configOf(c.var.ownedChannel), agent));
+}
+
+async function writePolicy(c: AppContext, kind: "token" | "app") {
+  const body = await readJson(c, AgentPolicySchema);
+  const agent = await policyAgentOf(c, kind);
+  const channel = c.var.ownedChannel;
+  const set = await relayOf(c.env, channel).setAgentPolicy(configOf(channel), agent, body);
+  if ("unknown" in set) {
+    const names = set.unknown.map((u) => `"${u.name}"`).join(", ");
+    throw new HubError(
+      "unknown_tool",
+      `The channel has no tool named ${names}: name tools as agents call them (GET /api/channels/:id lists them).`,
+      {
+        issues: set.unknown.map((u) => ({
+          path: `tools.allow.${u.index}`,
+          message: `The channel has no tool named "${u.name}".`,
+        })),
+      },
+    );
+  }
+  return c.json(set.policy);
+}
+
+channelRoutes.get("/:id/agent-tokens/:tokenId/policy", (c) => readPolicy(c, "token"));
+channelRoutes.put("/:id/agent-tokens/:tokenId/policy", (c) => writePolicy(c, "token"));
+channelRoutes.get("/:id/connected-apps/:grantId/policy", (c) => readPolicy(c, "app"));
+channelRoutes.put("/:id/connected-apps/:grantId/policy", (c) => writePolicy(c, "app"));
+
+channelRoutes.post("/:id/pause", async (c) => {
+  const channel = c.var.ownedChannel;
+  return c.json(await relayOf(c.env, channel).setPaused(configOf(channel), true));
+});
+
+channelRoutes.post("/:id/resume", async (c) => {
+  const channel = c.var.ownedChannel;
+  return c.json(await relayOf(c.env, channel).setPaused(configOf(channel), false));
 });
 
 // Marketplace tools added to the channel (channels/channel-tools.ts): listed to its agents while no tab
