@@ -5,6 +5,7 @@ import type { ProviderKind } from "./frames.js";
 import type { Manifest } from "./manifest.js";
 import type { ToolVerification, VerificationPolicy, VerificationStatus } from "./verification.js";
 import type { CallToolResult } from "./results.js";
+import type { DefinitionFinding } from "./tool-checks.js";
 
 export interface ChannelView {
   id: string;
@@ -204,6 +205,8 @@ export interface PublishResultView {
   toolCount: number;
   publishedAt: string;
   unchanged: boolean;
+  /** The definition checks' warnings ({path, code, message}); the manifest was published anyway. */
+  warnings: DefinitionFinding[];
 }
 
 /** GET /api/sites/:host/manifest */
@@ -242,6 +245,8 @@ export interface RegistryToolView {
   cloudEndpoint: string | null;
   /** Calls and distinct channels over the last 30 days; null unless at least 5 channels called (search only). */
   usage?: { calls30d: number; channels30d: number } | null;
+  /** The definition checks' findings on the stored definition ({path, code, message}); paths start at the tool. */
+  warnings: DefinitionFinding[];
 }
 
 /** GET /api/tools */

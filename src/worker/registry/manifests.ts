@@ -14,6 +14,7 @@ import { atomically, type Db } from "../db/client.js";
 import { manifestVersions, sites, tools } from "../db/schema.js";
 import { HubError } from "../http/errors.js";
 import { parseJsonText } from "../http/body.js";
+import { checkTools, type DefinitionFinding } from "../../protocol/tool-checks.js";
 import { sha256Hex } from "../secrets.js";
 import { manifestDigests, storedManifestDigests } from "./digests.js";
 import { iso, type SiteRow } from "./sites.js";
@@ -58,6 +59,20 @@ export interface PublishResult {
   publishedAt: string;
   /** True when the manifest equals the current version: nothing new was stored. */
   unchanged: boolean;
+  /** What the definition checks warn about (protocol/tool-checks.ts); the manifest is published anyway. */
+  warnings: DefinitionFinding[];
+}
+
+/** The definition checks' findings; a refused one (hidden bidi or control characters) refuses the manifest. */
+function checkDefinitions(manifest: Manifest): DefinitionFinding[] {
+  const { refused, warnings } = checkTools(manifest.tools);
+  const first = refused[0];
+  if (!first) return warnings;
+  const more =
+    refused.length > 1 ? ` (and ${refused.length - 1} more problem${refused.length > 2 ? "s" : ""})` : "";
+  throw new HubError("invalid_manifest", `Invalid manifest: ${first.path}: ${first.message}${more}`, {
+    issues: refused.map(({ path, message }) => ({ path, message })),
+  });
 }
 
 export async function publishManifest(
@@ -67,6 +82,7 @@ export async function publishManifest(
   source: ManifestSource,
   now: number,
 ): Promise<PublishResult> {
+  const warnings = checkDefinitions(manifest);
   const canonical = JSON.stringify(manifest);
   const digest = await sha256Hex(canonical);
   if (site.currentVersion !== null) {
@@ -81,6 +97,7 @@ export async function publishManifest(
         toolCount: current.toolCount,
         publishedAt: iso(current.createdAt)!,
         unchanged: true,
+        warnings,
       };
     }
   }
@@ -149,6 +166,7 @@ export async function publishManifest(
     toolCount: manifest.tools.length,
     publishedAt: iso(now)!,
     unchanged: false,
+    warnings,
   };
 }
 

@@ -12,6 +12,7 @@
 // one query (registry/public-usage.ts).
 import { sql, type SQL } from "drizzle-orm";
 import type { JsonSchemaObject, PublicUsage, ToolAnnotations } from "../../protocol/index.js";
+import { checkTool, type DefinitionFinding } from "../../protocol/tool-checks.js";
 import type { Db } from "../db/client.js";
 import { CLOUD_CAPABLE_SQL, cloudEndpoint, type CloudContext } from "./cloud.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
@@ -53,6 +54,8 @@ export interface ToolView {
   cloudEndpoint: string | null;
   /** Calls and distinct channels over the last 30 days, null under the channel threshold (search sets it). */
   usage?: PublicUsage;
+  /** The definition checks' findings on the stored definition (protocol/tool-checks.ts). */
+  warnings: DefinitionFinding[];
 }
 
 export interface ToolRow {
@@ -207,6 +210,15 @@ function oneWordSearch(word: string, query: ToolSearchQuery, take: number, after
 
 export function toolView(row: ToolRow, cloud: CloudContext): ToolView {
   const capable = cloud.runs && row.cloud_capable === 1;
+  const definition = {
+    name: row.name,
+    title: row.title,
+    description: row.description,
+    inputSchema: JSON.parse(row.input_schema) as JsonSchemaObject,
+    outputSchema: row.output_schema ? (JSON.parse(row.output_schema) as JsonSchemaObject) : null,
+  };
+  // A definition stored before the checks refused anything is shown with what would refuse it now.
+  const { refused, warnings } = checkTool(definition);
   return {
     site: row.host,
     origin: row.origin,
@@ -215,13 +227,14 @@ export function toolView(row: ToolRow, cloud: CloudContext): ToolView {
     description: row.description,
     readOnly: row.read_only === 1,
     annotations: JSON.parse(row.annotations) as ToolAnnotations,
-    inputSchema: JSON.parse(row.input_schema) as JsonSchemaObject,
-    outputSchema: row.output_schema ? (JSON.parse(row.output_schema) as JsonSchemaObject) : null,
+    inputSchema: definition.inputSchema,
+    outputSchema: definition.outputSchema,
     version: row.version,
     updatedAt: new Date(row.updated_at).toISOString(),
     digest: row.digest ?? null,
     cloud: capable,
     cloudEndpoint: capable ? cloudEndpoint(cloud.hub, row.host) : null,
+    warnings: [...refused, ...warnings],
   };
 }
 
