@@ -1,9 +1,11 @@
 // The tool-definition checks on publish: a hidden bidi or control character refuses the manifest (422 with
 // the field's path, nothing stored); warnings come back with the publish answer, also when it is unchanged,
-// and with each tool in /api/tools, computed from the stored definition.
+// and with each tool in /api/tools, computed from the stored definition. A tab's or a sidecar's tools frame with
+// a refused finding has that tool refused in band (invalid_tools), naming the tool and the position.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { api, expectError, publish, tool, verifiedSite } from "./helpers.js";
+import { connectAgent, connectProvider, createChannel, echoTool } from "./relay-helpers.js";
 
 async function count(sql: string, ...bind: unknown[]): Promise<number> {
   return (await env.DB.prepare(sql)
@@ -103,5 +105,53 @@ describe("definition checks on publish", () => {
     expect(byName.risky!.map((w) => [w.path, w.code]).sort()).toEqual(
       expected.map(([path, code]) => [path!.replace("tools[1].", ""), code]).sort(),
     );
+  });
+});
+
+describe("definition checks on live tools", () => {
+  for (const kind of ["tab", "sidecar"] as const) {
+    it(`refuses a ${kind}'s tool with a right-to-left override in its description, naming the tool and the position`, async () => {
+      const ch = await createChannel();
+      const provider = await connectProvider(ch, {
+        kind,
+        ...(kind === "tab" ? { origin: "https://shop.example" } : {}),
+        tools: [
+          echoTool("fine"),
+          echoTool("pay", { description: "Pays the \u202Eeert\u202C bill of the shop." }),
+        ],
+      });
+      const error = await provider.next("error");
+      expect(error).toMatchObject({ code: "invalid_tools" });
+      expect(error.message).toBe(
+        "Tools refused: pay: description: U+202E RIGHT-TO-LEFT OVERRIDE at character 10 in this description " +
+          "can make it read as something it is not; remove it.",
+      );
+      // The other tool is relayed; the refused one never reaches an agent.
+      const agent = await connectAgent(ch);
+      expect((await agent.listTools()).tools.map((t) => t.name)).toEqual(["fine"]);
+      // A bidi control in a schema's description is refused too, with the path inside the tool.
+      provider.send({
+        type: "tools",
+        tools: [
+          echoTool("fine"),
+          echoTool("find", {
+            inputSchema: { type: "object", properties: { q: { type: "string", description: "a\u2066b" } } },
+          }),
+        ],
+      });
+      expect((await provider.next("error")).message).toContain(
+        "find: inputSchema.properties.q.description: U+2066 LEFT-TO-RIGHT ISOLATE at character 2",
+      );
+    });
+  }
+
+  it("relays a live tool that only has warnings (a zero-width space, no title)", async () => {
+    const ch = await createChannel();
+    const provider = await connectProvider(ch, {
+      tools: [echoTool("zw", { description: "Echoes\u200B the text it is given." })],
+    });
+    expect(provider.frames.filter((f) => f.type === "error")).toEqual([]);
+    const agent = await connectAgent(ch);
+    expect((await agent.listTools()).tools.map((t) => t.name)).toEqual(["zw"]);
   });
 });

@@ -19,6 +19,7 @@ import {
   type ProviderFrame,
   type LiveTool,
 } from "../../protocol/index.js";
+import { checkTool } from "../../protocol/tool-checks.js";
 
 /** Levels a provider frame adds around its payload (frame → tools → tool → inputSchema; frame → result →
  *  structuredContent), so a payload may itself be LIMITS.jsonDepthMax deep. */
@@ -126,7 +127,8 @@ function usualResultFrame(json: unknown): Extract<ProviderFrame, { type: "result
   return json as Extract<ProviderFrame, { type: "result" }>;
 }
 
-/** A tools frame's tools the hub relays, and why each other one is refused (duplicate, unusable schema). */
+/** A tools frame's tools the hub relays, and why each other one is refused (duplicate, unusable schema, hidden
+ *  bidi or control characters in its definition). */
 export function acceptTools(tools: LiveTool[]): { accepted: LiveTool[]; refused: string[] } {
   const accepted: LiveTool[] = [];
   const refused: string[] = [];
@@ -136,9 +138,11 @@ export function acceptTools(tools: LiveTool[]): { accepted: LiveTool[]; refused:
       ...checkObjectSchema(tool.inputSchema),
       ...(tool.outputSchema ? checkObjectSchema(tool.outputSchema) : []),
     ];
+    const hidden = checkTool(tool).refused[0];
     if (seen.has(tool.name)) refused.push(`${tool.name}: duplicate name`);
     else if (problems.length)
       refused.push(`${tool.name}: ${problems[0]!.path || "schema"} ${problems[0]!.message}`);
+    else if (hidden) refused.push(`${tool.name}: ${hidden.path}: ${hidden.message.replace(/\.$/, "")}`);
     else accepted.push(tool);
     seen.add(tool.name);
   }
