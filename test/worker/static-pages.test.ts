@@ -4,12 +4,28 @@
 // the values HTML-escaped, inside the usual layout.
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { STATIC_BODIES } from "../../web/pages/static-bodies.js";
+import { STATIC_BODIES, renderFragments } from "../../web/pages/static-bodies.js";
 import { fillFragment, placeholder } from "../../web/pages/static-pages.js";
 
 const HUB = "http://127.0.0.1:8787";
-/** The sign-in page's values, empty for the other pages. */
-const NO_SIGNIN = { returnTo: "", reason: "", ipNotice: "", channels: "" };
+/** The values of the other pages, empty. */
+const NO_SIGNIN = {
+  returnTo: "",
+  reason: "",
+  ipNotice: "",
+  channels: "",
+  name: "",
+  sites: "",
+  passkeys: "",
+  clientName: "",
+  clientDomain: "",
+  redirectHost: "",
+  loopback: "",
+  channelName: "",
+  handle: "",
+  params: "",
+  denyUrl: "",
+};
 
 async function rendered(node: unknown): Promise<string> {
   return String(await (node as { toString(): string | Promise<string> }).toString());
@@ -49,6 +65,7 @@ describe("static pages", () => {
         path: "/signin?return_to=%2Faccount",
         host: "http://localhost:8787",
         body: STATIC_BODIES.signin({
+          ...NO_SIGNIN,
           hub: "http://localhost:8787",
           id: "",
           signedIn: "false",
@@ -60,6 +77,12 @@ describe("static pages", () => {
           channels: "",
         }),
         title: "Sign in · webmcp-hub",
+      },
+      {
+        // Signed out: no account's channels.
+        path: "/channels",
+        body: STATIC_BODIES.channels({ hub: HUB, id: "", signedIn: "false", host: "", ...NO_SIGNIN }),
+        title: "Channels · webmcp-hub",
       },
     ];
     for (const { path, body, title, host } of cases as Array<(typeof cases)[number] & { host?: string }>) {
@@ -88,5 +111,42 @@ describe("static pages", () => {
     expect(fillFragment(`<a title="${placeholder("id")}">${placeholder("hub")}</a>`, { id, hub: "h&" })).toBe(
       `<a title="x&quot;&gt;&lt;img src=x onerror=alert(1)&gt;&#39;&amp;">h&amp;</a>`,
     );
+  });
+
+  it("fill a value in once: a value holding another placeholder's text stays that text", () => {
+    const fragment = `<h1>${placeholder("clientName")}</h1><form>${placeholder("params")}</form>`;
+    expect(
+      fillFragment(fragment, { hub: HUB, clientName: placeholder("params"), params: '<input name="a">' }),
+    ).toBe(`<h1>${placeholder("params")}</h1><form><input name="a"></form>`);
+  });
+
+  it("render the account and consent pages as their bodies rendered directly, hostile text escaped", async () => {
+    const fragments = await renderFragments();
+    const hostile = `"><img src=x onerror=alert(1)>'&`;
+    const values = {
+      ...NO_SIGNIN,
+      hub: HUB,
+      id: "ch_abc123",
+      signedIn: "true",
+      host: "",
+      name: `Ada ${hostile}`,
+      channels: '<ul id="account-channels"><li>one</li></ul>',
+      sites: '<p class="meta">No sites yet.</p>',
+      passkeys: '<ul class="plain-list" id="passkey-list"></ul>',
+      clientName: `Evil ${hostile}`,
+      clientDomain: "<strong>app.example</strong>",
+      redirectHost: `app.example${hostile}`,
+      loopback: "",
+      channelName: `Work ${hostile}`,
+      handle: `h${hostile}`,
+      params: '<input type="hidden" name="client_id" value="x">',
+      denyUrl: `https://app.example/cb?error=access_denied&state=${hostile}`,
+    };
+    for (const name of ["account", "consent", "channel-picker", "channels"] as const) {
+      const filled = fillFragment(fragments[name], values);
+      expect(filled, name).toBe(await rendered(STATIC_BODIES[name](values)));
+      expect(filled, name).not.toContain("<img src=x");
+      expect(filled, name).not.toContain("%%webmcp-hub:");
+    }
   });
 });

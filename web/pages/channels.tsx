@@ -4,7 +4,7 @@
 // browser's local storage and drives the owner API.
 import { sidecarPairCommand } from "../shared/snippets.js";
 import { CodeBlock, CopyValue, Notice } from "./components.js";
-import { Layout } from "./layout.js";
+import type { Child } from "hono/jsx";
 
 const NEEDS_JS = (
   <noscript>
@@ -22,14 +22,30 @@ export interface AccountChannelLink {
   name: string;
 }
 
-export function ChannelsPage(props: { accountChannels?: AccountChannelLink[] | null } = {}) {
+/** The signed-in account's channels: the part of /channels that depends on the request ("" when signed out). */
+export function ChannelsAccountList(props: { channels: AccountChannelLink[] }) {
   return (
-    <Layout
-      title="Channels"
-      description="Connect your AI agent to your own browser tabs and computer."
-      section="channels"
-      scripts={["channels"]}
-    >
+    <section aria-labelledby="account-channels-title" class="panel">
+      <h2 id="account-channels-title">Your account's channels</h2>
+      {props.channels.length === 0 ? (
+        <p class="meta">None yet: a channel you create while signed in belongs to your account.</p>
+      ) : (
+        <ul id="account-channel-list" class="plain-list">
+          {props.channels.map((ch) => (
+            <li data-channel-id={ch.id}>
+              <a href={`/channels/${encodeURIComponent(ch.id)}`}>{ch.name}</a>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+/** The body of /channels, a static page (static-pages.tsx): `accountChannels` is ChannelsAccountList's markup. */
+export function ChannelsBody(props: { accountChannels: Child }) {
+  return (
+    <>
       <header class="page-head">
         <h1>Channels</h1>
         <p class="lede">
@@ -41,22 +57,7 @@ export function ChannelsPage(props: { accountChannels?: AccountChannelLink[] | n
         </p>
       </header>
       {NEEDS_JS}
-      {props.accountChannels ? (
-        <section aria-labelledby="account-channels-title" class="panel">
-          <h2 id="account-channels-title">Your account's channels</h2>
-          {props.accountChannels.length === 0 ? (
-            <p class="meta">None yet: a channel you create while signed in belongs to your account.</p>
-          ) : (
-            <ul id="account-channel-list" class="plain-list">
-              {props.accountChannels.map((ch) => (
-                <li data-channel-id={ch.id}>
-                  <a href={`/channels/${encodeURIComponent(ch.id)}`}>{ch.name}</a>
-                </li>
-              ))}
-            </ul>
-          )}
-        </section>
-      ) : null}
+      {props.accountChannels}
       <div class="grid-2">
         <section aria-labelledby="mine-title" class="panel">
           <h2 id="mine-title">Your channels</h2>
@@ -126,7 +127,7 @@ export function ChannelsPage(props: { accountChannels?: AccountChannelLink[] | n
           </details>
         </section>
       </div>
-    </Layout>
+    </>
   );
 }
 

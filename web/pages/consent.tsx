@@ -2,7 +2,8 @@
 // when the client named no channel, and the problems shown here instead of redirecting. Plain forms: they
 // work without JavaScript and by keyboard. Everything the client chose (its name, domain, redirect host) is
 // text, escaped by JSX; its name arrives cleaned of bidi and control characters (oauth/routes.tsx), and the
-// page says it is the app's own claim.
+// page says it is the app's own claim. The consent page and the picker are static pages (static-pages.tsx): the
+// Worker fills in the request's values, escaped, and renders only the parts that vary in shape.
 import type { Child } from "hono/jsx";
 import { Notice } from "./components.js";
 import { Layout } from "./layout.js";
@@ -15,64 +16,78 @@ export interface ConsentClient {
   redirectIsLoopback: boolean;
 }
 
-function ClientFacts(props: { client: ConsentClient }) {
-  const { client } = props;
+/** The facts about the client that vary in shape (not just in text), as markup for the static bodies below. */
+export function ClientFactSlots(client: ConsentClient): { clientDomain: Child; loopback: Child } {
+  return {
+    clientDomain: client.clientDomain ? (
+      <strong>{client.clientDomain}</strong>
+    ) : (
+      <>Not verified: this app registered itself, and its name is what it says about itself.</>
+    ),
+    loopback: client.redirectIsLoopback ? (
+      <Notice kind="warn" title="This sends access to an app on your computer.">
+        Any program on this computer could be listening there, whatever name it gives. Continue only if you
+        just started connecting from that app.
+      </Notice>
+    ) : null,
+  };
+}
+
+/** The client as the static bodies take it: its text, and ClientFactSlots' markup. */
+interface ClientFactsProps {
+  clientName: string;
+  redirectHost: string;
+  clientDomain: Child;
+  loopback: Child;
+}
+
+function ClientFacts(props: ClientFactsProps) {
   return (
     <>
       <dl class="fact-rows">
         <dt>App</dt>
         <dd>
-          <strong id="consent-client-name">{client.clientName}</strong>
+          <strong id="consent-client-name">{props.clientName}</strong>
           <small id="consent-name-claim">
             This name is the app's own claim: any app can give itself any name. Check who publishes it and
             where access goes.
           </small>
         </dd>
         <dt>Published by</dt>
-        <dd id="consent-client-domain">
-          {client.clientDomain ? (
-            <strong>{client.clientDomain}</strong>
-          ) : (
-            "Not verified: this app registered itself, and its name is what it says about itself."
-          )}
-        </dd>
+        <dd id="consent-client-domain">{props.clientDomain}</dd>
         <dt>Access goes to</dt>
         <dd>
-          <strong id="consent-redirect-host">{client.redirectHost}</strong>
+          <strong id="consent-redirect-host">{props.redirectHost}</strong>
         </dd>
       </dl>
-      {client.redirectIsLoopback ? (
-        <Notice kind="warn" title="This sends access to an app on your computer.">
-          Any program on this computer could be listening there, whatever name it gives. Continue only if you
-          just started connecting from that app.
-        </Notice>
-      ) : null}
+      {props.loopback}
     </>
   );
 }
 
-export function ConsentPage(props: {
-  client: ConsentClient;
-  channel: { id: string; name: string };
-  handle: string;
-  account: { displayName: string };
-}) {
+/**
+ * The consent page's body, a static page (static-pages.tsx): the account's `name`, the channel's `channelName`
+ * and `id`, and the consent `handle` the form posts back.
+ */
+export function ConsentBody(
+  props: ClientFactsProps & { channelName: string; id: string; handle: string; name: string },
+) {
   return (
-    <Layout title="Allow access?" description="An app asks to use one of your channels." section="channels">
+    <>
       <header class="page-head">
         <h1>
-          Allow <span>{props.client.clientName}</span> to use your channel?
+          Allow <span>{props.clientName}</span> to use your channel?
         </h1>
         <p class="lede">
-          Signed in as {props.account.displayName}. The app will list and call the tools of the tabs and
-          sidecars paired with channel <strong id="consent-channel-name">{props.channel.name}</strong> (
-          <code>{props.channel.id}</code>) until you disconnect it in the channel console. Calls that are not
-          read-only still wait for your approval in the tab.
+          Signed in as {props.name}. The app will list and call the tools of the tabs and sidecars paired with
+          channel <strong id="consent-channel-name">{props.channelName}</strong> (<code>{props.id}</code>)
+          until you disconnect it in the channel console. Calls that are not read-only still wait for your
+          approval in the tab.
         </p>
       </header>
       <section class="panel" aria-labelledby="consent-facts-title">
         <h2 id="consent-facts-title">Who is asking</h2>
-        <ClientFacts client={props.client} />
+        <ClientFacts {...props} />
         <form method="post" action="/authorize" id="consent-form">
           <input type="hidden" name="handle" value={props.handle} />
           <p class="actions">
@@ -85,26 +100,49 @@ export function ConsentPage(props: {
           </p>
         </form>
       </section>
-    </Layout>
+    </>
   );
 }
 
-/** The picker: a GET form back to /authorize with the same request and the chosen channel as `resource`. */
-export function ChannelPickerPage(props: {
-  client: ConsentClient;
-  params: Array<[string, string]>;
-  channels: Array<{ id: string; name: string; resource: string }>;
-  denyUrl: string;
-}) {
+/** The picker's hidden inputs: the same request, to come back to /authorize with a channel as `resource`. */
+export function PickerParams(props: { params: Array<[string, string]> }) {
   return (
-    <Layout
-      title="Choose a channel"
-      description="An app asks to use one of your channels."
-      section="channels"
-    >
+    <>
+      {props.params.map(([name, value]) => (
+        <input type="hidden" name={name} value={value} />
+      ))}
+    </>
+  );
+}
+
+/** The picker's choices: the account's channels, the first checked. */
+export function PickerChannels(props: { channels: Array<{ id: string; name: string; resource: string }> }) {
+  return (
+    <>
+      {props.channels.map((ch, i) => (
+        <p>
+          <label>
+            <input type="radio" name="resource" value={ch.resource} checked={i === 0} required /> {ch.name}{" "}
+            <code>{ch.id}</code>
+          </label>
+        </p>
+      ))}
+    </>
+  );
+}
+
+/**
+ * The picker's body, a static page (static-pages.tsx): a GET form back to /authorize; `params` and `channels`
+ * are PickerParams' and PickerChannels' markup, `denyUrl` goes back to the app with access_denied.
+ */
+export function ChannelPickerBody(
+  props: ClientFactsProps & { params: Child; channels: Child; denyUrl: string },
+) {
+  return (
+    <>
       <header class="page-head">
         <h1>
-          Which channel may <span>{props.client.clientName}</span> use?
+          Which channel may <span>{props.clientName}</span> use?
         </h1>
         <p class="lede">
           The app did not say which channel it wants. Choose one; you confirm on the next page.
@@ -112,21 +150,12 @@ export function ChannelPickerPage(props: {
       </header>
       <section class="panel" aria-labelledby="picker-facts-title">
         <h2 id="picker-facts-title">Who is asking</h2>
-        <ClientFacts client={props.client} />
+        <ClientFacts {...props} />
         <form method="get" action="/authorize" id="channel-picker">
-          {props.params.map(([name, value]) => (
-            <input type="hidden" name={name} value={value} />
-          ))}
+          {props.params}
           <fieldset>
             <legend>Your channels</legend>
-            {props.channels.map((ch, i) => (
-              <p>
-                <label>
-                  <input type="radio" name="resource" value={ch.resource} checked={i === 0} required />{" "}
-                  {ch.name} <code>{ch.id}</code>
-                </label>
-              </p>
-            ))}
+            {props.channels}
           </fieldset>
           <p class="actions">
             <button type="submit" class="btn primary" id="picker-continue">
@@ -138,7 +167,7 @@ export function ChannelPickerPage(props: {
           </p>
         </form>
       </section>
-    </Layout>
+    </>
   );
 }
 

@@ -16,9 +16,9 @@ import { getVerifiedSite, listSites, siteView } from "../../src/worker/registry/
 import { cloudContextOf, flaggedCloudTools } from "../../src/worker/registry/cloud.js";
 import { cloudStats } from "../../src/worker/registry/cloud-stats.js";
 import { siteCatalogView } from "../../src/worker/registry/site-catalog.js";
-import { ChannelsPage } from "./channels.js";
+import { ChannelsAccountList } from "./channels.js";
 import { SignInNotices } from "./account-signin.js";
-import { AccountPage } from "./account.js";
+import { AccountLists } from "./account.js";
 import { ExtensionConnectChannels } from "./extension-connect.js";
 import { listPasskeys, passkeyView } from "../../src/worker/accounts/passkeys.js";
 import { accountChannels, accountSites } from "../../src/worker/accounts/ownership.js";
@@ -33,7 +33,7 @@ import { crawlRoutes } from "./crawl.js";
 import { AddPage, SignedIn } from "./add.js";
 import { SitePage, type SiteDiff } from "./site.js";
 import { ToolPage } from "./tool.js";
-import { staticPage } from "./static-pages.js";
+import { markup, staticPage } from "./static-pages.js";
 
 export const pageRoutes = new Hono<AppEnv>();
 pageRoutes.route("/", crawlRoutes); // /robots.txt, /sitemap.xml
@@ -320,7 +320,13 @@ pageRoutes.get("/publish", async (c) =>
 pageRoutes.get("/channels", async (c) => {
   const account = await currentAccount(c);
   const owned = account ? await accountChannels(c.var.db, account.id) : null;
-  return renderPage(c, <ChannelsPage accountChannels={owned} />);
+  return renderPage(
+    c,
+    await staticPage(c.env.ASSETS, "channels", {
+      hub: hubOrigin(c),
+      channels: owned ? await markup(<ChannelsAccountList channels={owned} />) : "",
+    }),
+  );
 });
 pageRoutes.get("/channels/:id", async (c) => {
   const signedIn = String((await currentAccount(c)) !== null);
@@ -339,8 +345,6 @@ pageRoutes.get("/signin", async (c) => {
   const port = url.port ? `:${url.port}` : "";
   const localhostUrl = ipHost ? `${url.protocol}//localhost${port}${url.pathname}${url.search}` : undefined;
   const notices = SignInNotices({ returnTo, localhostUrl });
-  const markup = async (node: Child | null) =>
-    node === null ? "" : String(await (node as { toString(): string | Promise<string> }).toString());
   return renderPage(
     c,
     await staticPage(c.env.ASSETS, "signin", {
@@ -360,9 +364,16 @@ pageRoutes.get("/account", async (c) => {
     accountChannels(c.var.db, account.id),
     accountSites(c.var.db, account.id),
   ]);
+  const lists = AccountLists({ account, passkeys: passkeys.map(passkeyView), channels, sites });
   return renderPage(
     c,
-    <AccountPage account={account} passkeys={passkeys.map(passkeyView)} channels={channels} sites={sites} />,
+    await staticPage(c.env.ASSETS, "account", {
+      hub: hubOrigin(c),
+      name: account.displayName,
+      channels: await markup(lists.channels),
+      sites: await markup(lists.sites),
+      passkeys: await markup(lists.passkeys),
+    }),
   );
 });
 pageRoutes.get("/extension/connect", async (c) => {
@@ -374,7 +385,7 @@ pageRoutes.get("/extension/connect", async (c) => {
     c,
     await staticPage(c.env.ASSETS, "extension-connect", {
       hub: hubOrigin(c),
-      channels: String(await (list as { toString(): string | Promise<string> }).toString()),
+      channels: await markup(list),
     }),
   );
 });

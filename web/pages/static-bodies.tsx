@@ -5,7 +5,9 @@ import type { Child } from "hono/jsx";
 import { SignInBody } from "./account-signin.js";
 import { ExtensionConnectBody } from "./extension-connect.js";
 import { AnalyticsBody } from "./analytics.js";
-import { ChannelConsoleBody } from "./channels.js";
+import { ChannelConsoleBody, ChannelsBody } from "./channels.js";
+import { AccountBody } from "./account.js";
+import { ChannelPickerBody, ConsentBody } from "./consent.js";
 import { DocsBody } from "./docs.js";
 import { PublishBody } from "./publish.js";
 import { placeholder, type StaticPageName, type StaticPageVars } from "./static-pages.js";
@@ -16,6 +18,20 @@ export const STATIC_BODIES: Record<StaticPageName, (vars: Required<StaticPageVar
   console: ({ id, hub, signedIn }) => <ChannelConsoleBody id={id} hub={hub} signedIn={signedIn} />,
   analytics: ({ host }) => <AnalyticsBody host={host} />,
   "extension-connect": ({ channels }) => <ExtensionConnectBody channels={raw(channels)} />,
+  channels: ({ channels }) => <ChannelsBody accountChannels={raw(channels)} />,
+  account: ({ name, channels, sites, passkeys }) => (
+    <AccountBody name={name} channels={raw(channels)} sites={raw(sites)} passkeys={raw(passkeys)} />
+  ),
+  consent: (v) => <ConsentBody {...v} clientDomain={raw(v.clientDomain)} loopback={raw(v.loopback)} />,
+  "channel-picker": (v) => (
+    <ChannelPickerBody
+      {...v}
+      clientDomain={raw(v.clientDomain)}
+      loopback={raw(v.loopback)}
+      params={raw(v.params)}
+      channels={raw(v.channels)}
+    />
+  ),
   signin: ({ returnTo, reason, ipNotice }) => (
     <SignInBody returnTo={returnTo} reason={raw(reason)} ipNotice={raw(ipNotice)} />
   ),
@@ -32,6 +48,17 @@ export async function renderFragments(): Promise<Record<StaticPageName, string>>
     reason: placeholder("reason"),
     ipNotice: placeholder("ipNotice"),
     channels: placeholder("channels"),
+    name: placeholder("name"),
+    sites: placeholder("sites"),
+    passkeys: placeholder("passkeys"),
+    clientName: placeholder("clientName"),
+    clientDomain: placeholder("clientDomain"),
+    redirectHost: placeholder("redirectHost"),
+    loopback: placeholder("loopback"),
+    channelName: placeholder("channelName"),
+    handle: placeholder("handle"),
+    params: placeholder("params"),
+    denyUrl: placeholder("denyUrl"),
   };
   const out = {} as Record<StaticPageName, string>;
   for (const [name, body] of Object.entries(STATIC_BODIES) as Array<

@@ -9,12 +9,24 @@ import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
 import { Layout } from "./layout.js";
 
-export type StaticPageName = "docs" | "publish" | "console" | "analytics" | "signin" | "extension-connect";
+export type StaticPageName =
+  | "docs"
+  | "publish"
+  | "console"
+  | "analytics"
+  | "signin"
+  | "extension-connect"
+  | "channels"
+  | "account"
+  | "consent"
+  | "channel-picker";
 /**
  * `signedIn`: "true" or "false", whether the request came with an account's session (the console offers to
  * claim). `returnTo`: where /signin goes back to. `reason`, `ipNotice` and `channels`: markup the Worker
  * rendered itself (the sign-in page's notices, the extension page's channel list), put in as is — never a
- * request's text unescaped.
+ * request's text unescaped. The account page: `name` (the account's), `channels`, `sites`, `passkeys` (its
+ * lists). The consent pages: `clientName`, `redirectHost`, `channelName`, `handle`, `denyUrl` (text), and
+ * `clientDomain`, `loopback`, `params`, `channels` (markup).
  */
 export type StaticPageVars = {
   hub: string;
@@ -25,9 +37,29 @@ export type StaticPageVars = {
   reason?: string;
   ipNotice?: string;
   channels?: string;
+  name?: string;
+  sites?: string;
+  passkeys?: string;
+  clientName?: string;
+  clientDomain?: string;
+  redirectHost?: string;
+  loopback?: string;
+  channelName?: string;
+  handle?: string;
+  params?: string;
+  denyUrl?: string;
 };
 /** The values that are markup, not text: filled in without escaping. */
-const MARKUP: ReadonlySet<keyof StaticPageVars> = new Set(["reason", "ipNotice", "channels"]);
+const MARKUP: ReadonlySet<keyof StaticPageVars> = new Set([
+  "reason",
+  "ipNotice",
+  "channels",
+  "sites",
+  "passkeys",
+  "clientDomain",
+  "loopback",
+  "params",
+]);
 
 /** The text a value's placeholder is in a fragment (HTML-inert: escaping leaves it unchanged). */
 export const placeholder = (name: keyof StaticPageVars) => `%%webmcp-hub:${name}%%`;
@@ -65,6 +97,23 @@ const LAYOUTS = {
     section: "channels",
     scripts: ["extension-connect"],
   },
+  channels: {
+    title: "Channels",
+    description: "Connect your AI agent to your own browser tabs and computer.",
+    section: "channels",
+    scripts: ["channels"],
+  },
+  account: { title: "Your account", section: "account", scripts: ["account"] },
+  consent: {
+    title: "Allow access?",
+    description: "An app asks to use one of your channels.",
+    section: "channels",
+  },
+  "channel-picker": {
+    title: "Choose a channel",
+    description: "An app asks to use one of your channels.",
+    section: "channels",
+  },
   signin: {
     title: "Sign in",
     description: "Sign in to webmcp-hub with a passkey.",
@@ -82,13 +131,21 @@ const ESCAPES: Record<string, string> = {
 };
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => ESCAPES[ch]!);
 
-/** A fragment's text with each placeholder replaced by its value, HTML-escaped (markup slots as they are). */
+/**
+ * A fragment's text with each placeholder replaced by its value, HTML-escaped (markup slots as they are). One
+ * pass: a value that holds a placeholder's text (an app's name can be anything) is never filled in again.
+ */
 export function fillFragment(fragment: string, vars: StaticPageVars): string {
-  let html = fragment;
-  for (const [name, value] of Object.entries(vars) as Array<[keyof StaticPageVars, string]>)
-    html = html.replaceAll(placeholder(name), MARKUP.has(name) ? value : escapeHtml(value));
-  return html;
+  return fragment.replace(/%%webmcp-hub:(\w+)%%/g, (slot, name: keyof StaticPageVars) => {
+    const value = Object.hasOwn(vars, name) ? vars[name] : undefined;
+    if (value === undefined) return slot;
+    return MARKUP.has(name) ? value : escapeHtml(value);
+  });
 }
+
+/** A node the Worker rendered for a markup slot, as its HTML ("" for none). */
+export const markup = async (node: Child | null): Promise<string> =>
+  node === null ? "" : String(await (node as { toString(): string | Promise<string> }).toString());
 
 /** The page: its layout around its built fragment, filled in. Throws if the fragment was not built. */
 export async function staticPage(

@@ -23,10 +23,12 @@ import { accountChannels } from "../accounts/ownership.js";
 import { CspNonce } from "../../../web/pages/layout.js";
 import {
   AuthorizeProblemPage,
-  ChannelPickerPage,
-  ConsentPage,
+  ClientFactSlots,
+  PickerChannels,
+  PickerParams,
   type ConsentClient,
 } from "../../../web/pages/consent.js";
+import { markup, staticPage } from "../../../web/pages/static-pages.js";
 import {
   AS_METADATA_PATH,
   AUTHORIZE_PATH,
@@ -252,6 +254,17 @@ function authorizeFailure(c: AppContext, e: unknown): Response | Promise<Respons
   throw e;
 }
 
+/** The values both consent pages fill in about the client (web/pages/consent.tsx renders them). */
+async function clientVars(client: ConsentClient) {
+  const slots = ClientFactSlots(client);
+  return {
+    clientName: client.clientName,
+    redirectHost: client.redirectHost,
+    clientDomain: await markup(slots.clientDomain),
+    loopback: await markup(slots.loopback),
+  };
+}
+
 /** A client's name as the hub shows and keeps it: the app's own claim, without bidi or control characters. */
 const clientNameOf = (name: string) => displayText(name, 100) || "Unnamed app";
 
@@ -348,14 +361,17 @@ oauthRoutes.get(AUTHORIZE_PATH, async (c) => {
         </p>,
         denyUrl,
       );
+    const params = [...url.searchParams].filter(([name]) => name !== "resource");
+    const choices = owned.map((ch) => ({ id: ch.id, name: ch.name, resource: channelResource(hub, ch.id) }));
     return renderPage(
       c,
-      <ChannelPickerPage
-        client={client}
-        params={[...url.searchParams].filter(([name]) => name !== "resource")}
-        channels={owned.map((ch) => ({ id: ch.id, name: ch.name, resource: channelResource(hub, ch.id) }))}
-        denyUrl={denyUrl}
-      />,
+      await staticPage(c.env.ASSETS, "channel-picker", {
+        hub,
+        ...(await clientVars(client)),
+        params: await markup(<PickerParams params={params} />),
+        channels: await markup(<PickerChannels channels={choices} />),
+        denyUrl,
+      }),
     );
   }
   const id = request.resource ? channelIdOfResource(hub, request.resource) : null;
@@ -387,12 +403,14 @@ oauthRoutes.get(AUTHORIZE_PATH, async (c) => {
   const consent = await oauth.beginConsent(request);
   return renderPage(
     c,
-    <ConsentPage
-      client={client}
-      channel={{ id: channel.id, name: channel.name }}
-      handle={consent.handle}
-      account={account}
-    />,
+    await staticPage(c.env.ASSETS, "consent", {
+      hub,
+      ...(await clientVars(client)),
+      name: account.displayName,
+      channelName: channel.name,
+      id: channel.id,
+      handle: consent.handle,
+    }),
     200,
     consent.headers,
   );
