@@ -450,6 +450,30 @@ manifestForm.addEventListener("submit", async (event) => {
   }
 });
 
+/** The definition checks' warnings as a list under a heading (published anyway; worth fixing). */
+function warningsList(warnings: PublishResultView["warnings"]): HTMLElement[] {
+  if (!warnings?.length) return [];
+  return [
+    h(
+      "section",
+      { class: "alert warn findings", id: "publish-warnings", "aria-labelledby": "publish-warnings-title" },
+      h("h3", { id: "publish-warnings-title" }, `${plural(warnings.length, "warning")} about your tools`),
+      h(
+        "p",
+        {},
+        "Published anyway. Agents and people choose tools by these fields, so fix them and publish again (",
+        h("a", { href: "/docs#definition-checks" }, "what each check means"),
+        ").",
+      ),
+      h(
+        "ul",
+        {},
+        ...warnings.map((w) => h("li", { "data-code": w.code }, h("code", {}, w.path), `: ${w.message}`)),
+      ),
+    ),
+  ];
+}
+
 function showPublished(
   result: PublishResultView,
   manifest: { tools?: Array<{ name: string; title?: string }> },
@@ -473,6 +497,7 @@ function showPublished(
         h("code", {}, result.sha256.slice(0, 12)),
       ),
     ),
+    ...warningsList(result.warnings),
     h("p", {}, h("a", { class: "btn primary", href: base }, `Open ${result.host}`)),
     h(
       "ul",

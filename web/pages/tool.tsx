@@ -132,6 +132,23 @@ export function ToolPage(p: ToolProps) {
         ) : null}
       </header>
 
+      {t.warnings.length ? (
+        <section class="alert warn findings" id="definition-warnings" aria-labelledby="warnings-title">
+          <h2 id="warnings-title">Warnings about this definition</h2>
+          <p>
+            The hub's <a href="/docs#definition-checks">definition checks</a> found these. Agents see the
+            definition as published.
+          </p>
+          <ul>
+            {t.warnings.map((w) => (
+              <li>
+                <code>{w.path}</code>: {w.message}
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+
       <section aria-labelledby="input-title">
         <h2 id="input-title">What it takes</h2>
         <SchemaTable
