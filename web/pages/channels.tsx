@@ -461,6 +461,7 @@ export function ChannelConsoleBody(props: { id: string; hub: string; signedIn: s
                     <th scope="col">Label</th>
                     <th scope="col">Created</th>
                     <th scope="col">State</th>
+                    <th scope="col">Tools</th>
                     <th scope="col">
                       <span class="sr-only">Actions</span>
                     </th>

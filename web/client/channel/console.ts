@@ -2,7 +2,8 @@
 // signed-in account, by its session; or brought by a one-click console link's fragment, open.ts): the glance
 // strip (what is connected, the tools, the last call), live providers and tools (GET /api/channels/:id every
 // few seconds while visible), the audit log, the agent connection (MCP URL, token, client snippets), the
-// pairing code and its countdown, agent tokens and connected apps, forgetting the channel.
+// pairing code and its countdown, agent tokens and connected apps (each with its tool policy), the pause
+// switch, forgetting the channel.
 import type {
   AgentTokenView,
   AuditEntry,
@@ -23,10 +24,13 @@ import { auditLog } from "./audit.js";
 import { connectedApps } from "./connected-apps.js";
 import { submitButton } from "./list.js";
 import { keepFromLink, openWithKey, takeConsoleLink } from "./open.js";
+import { agentPolicies, pauseControl, type PolicySnapshot } from "./policies.js";
 import { renderSnippets } from "./snippets.js";
 import { policyControl, verificationBadge } from "./verification.js";
 
 const POLL_MS = 3000;
+/** The agent tokens table's columns (an open policy editor's row spans them). */
+const TOKEN_COLUMNS = 5;
 /** The most of a provider's self-reported page title and URL the console shows, in characters. */
 const PAGE_TITLE_SHOWN = 120;
 const PAGE_URL_SHOWN = 160;
@@ -128,6 +132,13 @@ function runConsole(kept: KeptChannel, hub: string): void {
     ch = { ...ch, ...patch };
     store.saveChannel(ch);
   };
+
+  // -- Who may call what: the pause switch at the top, each agent's policy in its list --
+  const runState = pauseControl(path, token);
+  const agentPolicy = agentPolicies(token);
+  agentPolicy.onChange(() => {
+    if (snapshot) renderTokens(snapshot);
+  });
 
   // -- Agent connection --
   const currentToken = () => ch.agentToken ?? ch.tokens?.find((t) => !t.revoked)?.token ?? null;
@@ -349,47 +360,71 @@ function runConsole(kept: KeptChannel, hub: string): void {
     byId("audit-tool-names").replaceChildren(...[...names].map((n) => h("option", { value: n })));
   }
 
+  // Rendered again only when what it shows changed: an open policy editor keeps its focus between polls.
+  let tokensShown = "";
   function renderTokens(s: ChannelSnapshot) {
     const mine = new Map((ch.tokens ?? []).map((t) => [t.id, t]));
+    const shown = JSON.stringify([
+      s.agentTokens.map((t) => [t, t.revokedAt && since(t.revokedAt)]),
+      [...mine.keys()],
+      agentPolicy.key(),
+    ]);
+    if (shown === tokensShown) return;
+    tokensShown = shown;
     byId("tokens-empty").hidden = s.agentTokens.length > 0;
     byId("tokens-table").hidden = s.agentTokens.length === 0;
+    const live = s.agentTokens.filter((t) => !t.revokedAt);
+    agentPolicy.keepOnly(new Set(live.map((t) => t.id)), (agent) => !agent.startsWith("oauth:"));
+    const agentOf = (t: AgentTokenView) => ({
+      id: t.id,
+      name: `the token “${t.label}”`,
+      url: `${path}/agent-tokens/${encodeURIComponent(t.id)}/policy`,
+    });
     byId("token-rows").replaceChildren(
-      ...s.agentTokens.map((t) =>
-        h(
-          "tr",
-          {},
+      ...s.agentTokens
+        .flatMap((t) => [
           h(
-            "th",
-            { scope: "row", "data-label": "Label" },
-            t.label,
-            mine.has(t.id) ? h("span", { class: "meta" }, " · kept in this browser") : "",
+            "tr",
+            {},
+            h(
+              "th",
+              { scope: "row", "data-label": "Label" },
+              t.label,
+              mine.has(t.id) ? h("span", { class: "meta" }, " · kept in this browser") : "",
+            ),
+            h("td", { "data-label": "Created" }, timeText(t.createdAt)),
+            h(
+              "td",
+              { "data-label": "State" },
+              t.revokedAt
+                ? h("span", { class: "badge danger" }, `revoked ${since(t.revokedAt)}`)
+                : h("span", { class: "badge ro" }, "active"),
+            ),
+            h(
+              "td",
+              { "data-label": "Tools", class: "policy-summary" },
+              t.revokedAt ? "—" : agentPolicy.cell(agentOf(t), TOKEN_COLUMNS),
+            ),
+            h(
+              "td",
+              { "data-label": "Actions" },
+              t.revokedAt
+                ? ""
+                : h(
+                    "button",
+                    {
+                      type: "button",
+                      class: "btn small danger",
+                      onclick: () => void revoke(t),
+                      "aria-label": `Revoke token ${t.label}`,
+                    },
+                    "Revoke",
+                  ),
+            ),
           ),
-          h("td", { "data-label": "Created" }, timeText(t.createdAt)),
-          h(
-            "td",
-            { "data-label": "State" },
-            t.revokedAt
-              ? h("span", { class: "badge danger" }, `revoked ${since(t.revokedAt)}`)
-              : h("span", { class: "badge ro" }, "active"),
-          ),
-          h(
-            "td",
-            { "data-label": "Actions" },
-            t.revokedAt
-              ? ""
-              : h(
-                  "button",
-                  {
-                    type: "button",
-                    class: "btn small danger",
-                    onclick: () => void revoke(t),
-                    "aria-label": `Revoke token ${t.label}`,
-                  },
-                  "Revoke",
-                ),
-          ),
-        ),
-      ),
+          t.revokedAt ? null : agentPolicy.editorRow(t.id),
+        ])
+        .filter((row): row is HTMLTableRowElement => row !== null),
     );
   }
 
@@ -451,8 +486,12 @@ function runConsole(kept: KeptChannel, hub: string): void {
   let failing = false;
   async function refresh() {
     try {
-      snapshot = await api<ChannelSnapshot>(path, { token });
+      const askedAt = Date.now();
+      const s = await api<ChannelSnapshot & PolicySnapshot>(path, { token });
+      snapshot = s;
       failing = false;
+      runState.show(s.paused, askedAt);
+      agentPolicy.update(s);
       byId("live").hidden = false;
       renderProviders(snapshot);
       renderTools(snapshot);
@@ -478,10 +517,15 @@ function runConsole(kept: KeptChannel, hub: string): void {
     },
   );
   const policy = policyControl(path, token);
-  connectedApps(path, token, (count) => {
-    apps = count;
-    renderGlance();
-  });
+  connectedApps(
+    path,
+    token,
+    (count) => {
+      apps = count;
+      renderGlance();
+    },
+    agentPolicy,
+  );
   addedTools(path, token);
 
   byId("forget-channel").addEventListener("click", () => {
