@@ -102,34 +102,48 @@ const ORDINARY_IN_DESCRIPTIONS = new Set(["\t", "\n", "\r"]);
 /** Format characters that are not bidi controls (those are refused by `bidiControls`). */
 const INVISIBLE = /(?!\p{Bidi_Control})\p{Cf}/gu;
 
-/** Refused: bidi overrides, embeddings, isolates and marks make text read as something it is not. */
-export function bidiControls(item: ToolText, path: string): DefinitionFinding[] {
-  return [...item.text.matchAll(BIDI)].map((m) => ({
-    path,
-    code: "bidi_control",
-    message: `${describeCharacter(item.text, m.index, "a bidi control")} in ${where(item)} can make it read as something it is not; remove it.`,
-  }));
+/** A check that finds each character `pattern` matches (but those `ordinary` allows) in a piece of text. */
+function characterCheck(
+  pattern: RegExp,
+  code: FindingCode,
+  category: string,
+  says: string,
+  ordinary: (item: ToolText, char: string) => boolean = () => false,
+) {
+  return (item: ToolText, path: string): DefinitionFinding[] =>
+    [...item.text.matchAll(pattern)]
+      .filter((m) => !ordinary(item, m[0]))
+      .map((m) => ({
+        path,
+        code,
+        message: `${describeCharacter(item.text, m.index, category)} in ${where(item)} ${says}.`,
+      }));
 }
+
+/** Refused: bidi overrides, embeddings, isolates and marks make text read as something it is not. */
+export const bidiControls = characterCheck(
+  BIDI,
+  "bidi_control",
+  "a bidi control",
+  "can make text read as something it is not; remove it",
+);
 
 /** Refused: C0/C1 control characters (a tab or line break in a description is ordinary text). */
-export function controlCharacters(item: ToolText, path: string): DefinitionFinding[] {
-  return [...item.text.matchAll(CONTROL)]
-    .filter((m) => !(item.kind === "description" && ORDINARY_IN_DESCRIPTIONS.has(m[0])))
-    .map((m) => ({
-      path,
-      code: "control_character",
-      message: `${describeCharacter(item.text, m.index, "a control character")} in ${where(item)} is not text a person can read; remove it.`,
-    }));
-}
+export const controlCharacters = characterCheck(
+  CONTROL,
+  "control_character",
+  "a control character",
+  "is not readable text; remove it",
+  (item, char) => item.kind === "description" && ORDINARY_IN_DESCRIPTIONS.has(char),
+);
 
 /** Warned: zero-width and other invisible format characters, which can hide words from a reader. */
-export function invisibleCharacters(item: ToolText, path: string): DefinitionFinding[] {
-  return [...item.text.matchAll(INVISIBLE)].map((m) => ({
-    path,
-    code: "invisible_character",
-    message: `${describeCharacter(item.text, m.index, "an invisible format character")} in ${where(item)} is invisible to a reader; remove it unless the script needs it.`,
-  }));
-}
+export const invisibleCharacters = characterCheck(
+  INVISIBLE,
+  "invisible_character",
+  "an invisible format character",
+  "is invisible; remove it unless the script needs it",
+);
 
 /** Phrases that speak to the model instead of describing the tool; each bounded, so matching stays linear. */
 const MODEL_DIRECTED: ReadonlyArray<[RegExp, string]> = [
@@ -165,7 +179,7 @@ export function modelDirectedText(item: ToolText, path: string): DefinitionFindi
     out.push({
       path,
       code: "addressed_to_model",
-      message: `This ${item.kind} ${what} ("${m[0].slice(0, 60)}"); describe what the tool does instead.`,
+      message: `This ${item.kind} ${what} ("${m[0].slice(0, 60)}"); describe the tool instead.`,
     });
   }
   return out;
@@ -178,7 +192,7 @@ export function nameTooLong(tool: CheckedTool, base: Path): DefinitionFinding[] 
     {
       path: formatPath([...base, "name"]),
       code: "name_too_long",
-      message: `The name has ${tool.name.length} characters; clients that allow at most ${NAME_PORTABLE_MAX} (OpenAI function names, strict channels) will see it cut and hashed.`,
+      message: `The name has ${tool.name.length} characters; clients allowing ${NAME_PORTABLE_MAX} (OpenAI, strict channels) cut it.`,
     },
   ];
 }
@@ -190,8 +204,7 @@ export function missingTitle(tool: CheckedTool, base: Path): DefinitionFinding[]
     {
       path: formatPath([...base, "title"]),
       code: "no_title",
-      message:
-        "The tool has no title; add a short human-readable one (people and clients show it instead of the name).",
+      message: "The tool has no title; add a short one for people to read.",
     },
   ];
 }
@@ -204,7 +217,7 @@ export function shortDescription(tool: CheckedTool, base: Path): DefinitionFindi
     {
       path: formatPath([...base, "description"]),
       code: "short_description",
-      message: `The description has ${text.length} characters; agents choose tools by it, so say what the tool does, with what, and what it returns (at least ${DESCRIPTION_MIN} characters).`,
+      message: `The description has ${text.length} characters; say what the tool does and returns (at least ${DESCRIPTION_MIN}).`,
     },
   ];
 }
@@ -248,7 +261,7 @@ export function typeUnions(node: Record<string, unknown>, path: Path): Definitio
     {
       path: formatPath([...path, "type"]),
       code: "type_union",
-      message: `The type ${JSON.stringify(node.type)} is a union some clients reject (the MCP Inspector's --strict flags it); give one type, and make the property optional instead of nullable.`,
+      message: `The type ${JSON.stringify(node.type)} is a union some clients reject (MCP Inspector --strict); use one type.`,
     },
   ];
 }
@@ -260,7 +273,7 @@ export function remoteRefs(node: Record<string, unknown>, path: Path): Definitio
     {
       path: formatPath([...path, "$ref"]),
       code: "remote_ref",
-      message: `The $ref "${node.$ref.slice(0, 200)}" points outside the schema, which clients do not fetch; put the definition in $defs and refer to it as "#/$defs/…".`,
+      message: `The $ref "${node.$ref.slice(0, 200)}" points outside the schema, which clients do not fetch; use "#/$defs/…".`,
     },
   ];
 }

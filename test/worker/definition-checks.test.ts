@@ -124,7 +124,7 @@ describe("definition checks on live tools", () => {
       expect(error).toMatchObject({ code: "invalid_tools" });
       expect(error.message).toBe(
         "Tools refused: pay: description: U+202E RIGHT-TO-LEFT OVERRIDE at character 10 in this description " +
-          "can make it read as something it is not; remove it.",
+          "can make text read as something it is not; remove it.",
       );
       // The other tool is relayed; the refused one never reaches an agent.
       const agent = await connectAgent(ch);
