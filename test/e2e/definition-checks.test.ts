@@ -129,6 +129,30 @@ describe("definition checks in the browser", () => {
     }
   });
 
+  it("the docs page lists each check with an example, readable at 360 and 1280 px", async () => {
+    for (const viewport of [NARROW, { width: 1280, height: 800 }]) {
+      const page = await browser.newPage(viewport);
+      await page.goto(`${hubUrl}/docs#definition-checks`);
+      const table = page.getByRole("region", { name: "Checks on every tool definition" });
+      const codes = await table.locator("tbody th code").allTextContents();
+      expect(codes).toEqual([
+        "bidi_control",
+        "control_character",
+        "invisible_character",
+        "addressed_to_model",
+        "name_too_long",
+        "no_title",
+        "short_description",
+        "type_union",
+        "remote_ref",
+      ]);
+      expect(await table.locator("tbody tr").first().textContent()).toContain("\\u202E");
+      expect(await overflows(page)).toBe(false);
+      await table.screenshot({ path: `test-results/screenshots/docs-checks-${viewport.width}.png` });
+      await page.close();
+    }
+  });
+
   it("a tab's tool with U+202E in its description, registered through /bridge.js, is refused naming the tool and position", async () => {
     const ch = await createChannel("definition checks e2e");
     const page = await browser.newPage();
