@@ -70,6 +70,9 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
   private lastChecked = new Map<string, string>();
   private config: ChannelConfig | null = null;
 
+  /** The object's clock: every part reads time through it, never Date.now() itself (tests may set it). */
+  now: () => number = () => Date.now();
+
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
@@ -84,7 +87,8 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
     const stored = saved ? ChannelConfigSchema.safeParse(JSON.parse(saved.value)) : undefined;
     if (stored?.success) this.config = stored.data;
     this.providers = new ProviderStore(ctx, this.sql);
-    this.added = new AddedTools(env.DB, () => this.config?.channelId ?? null);
+    const clock = () => this.now();
+    this.added = new AddedTools(env.DB, () => this.config?.channelId ?? null, clock);
     this.catalog = new ToolCatalog(() => ({
       providers: [...this.providers.list(), ...this.added.providers()],
       strictNames: this.config?.strictNames ?? false,
@@ -95,18 +99,23 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
       env.DB,
       () => this.channelId,
       settingsOf(env).AUDIT_RETENTION_DAYS * 86_400_000,
+      clock,
     );
     this.rollup = new UsageRollup(ctx.storage, env.SITE_USAGE, () => this.config?.channelId ?? null);
     this.policies = new AgentPolicies(this.sql);
-    this.mcp = new ChannelEndpoint(this, this.sql);
-    this.verifier = new ToolVerifier(env.DB);
+    this.mcp = new ChannelEndpoint(this, this.sql, clock);
+    this.verifier = new ToolVerifier(env.DB, clock);
     this.cloud = new CloudListing(env);
-    this.opener = new PageOpener(ctx, (origin, originalName) => {
-      for (const t of this.catalog.exposed().values())
-        if (t.group === `tab:${origin}` && t.originalName === originalName && t.providerIds.length > 0)
-          return t.name;
-      return undefined;
-    });
+    this.opener = new PageOpener(
+      ctx,
+      (origin, originalName) => {
+        for (const t of this.catalog.exposed().values())
+          if (t.group === `tab:${origin}` && t.originalName === originalName && t.providerIds.length > 0)
+            return t.name;
+        return undefined;
+      },
+      clock,
+    );
   }
 
   get channelId(): string {
@@ -174,7 +183,7 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
   }
 
   private onFrame(ws: WebSocket, provider: ProviderState, frame: ProviderFrame): void {
-    const now = Date.now();
+    const now = this.now();
     switch (frame.type) {
       case "ping":
         // Keep-alive only: not activity (it must not make this tab the "most recently active").
@@ -301,7 +310,7 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
    */
   async callTool(call: CallRequest): Promise<CallOutcome> {
     let req = call;
-    const started = Date.now();
+    const started = this.now();
     const args = callArguments(req.arguments);
     await this.refreshAdded();
     let exposed = this.catalog.exposed().get(req.name);
@@ -399,11 +408,11 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
     const at = await this.auditLog.record(call);
     // The row's expiry: an alarm set earlier (for an older row) covers it.
     await this.ensureAlarm(at + this.auditLog.retentionMs);
-    if (this.rollup.add(call, Date.now())) await this.ensureAlarm(this.rollup.nextFlushAt()!);
+    if (this.rollup.add(call, this.now())) await this.ensureAlarm(this.rollup.nextFlushAt()!);
   }
 
   override async alarm(): Promise<void> {
-    await this.runAlarm(Date.now());
+    await this.runAlarm(this.now());
   }
 
   /**
@@ -517,7 +526,7 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
   /** Answers an audit query from the channel's own log (channels/audit.ts makes and reads the cursors). */
   async readAudit(config: ChannelConfig, q: AuditRead): Promise<AuditRows> {
     this.configure(config);
-    const now = Date.now();
+    const now = this.now();
     const rows = await this.auditLog.read(q, now);
     // Rows moved in from D1 may expire before the alarm set for newer ones.
     const next = this.auditLog.nextNeed(now);
@@ -572,7 +581,7 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
   /** The owner's pause switch: while paused every agent call is refused at once; providers stay connected. */
   async setPaused(config: ChannelConfig, paused: boolean): Promise<{ paused: string | null }> {
     this.configure(config);
-    this.policies.setPaused(paused, Date.now());
+    this.policies.setPaused(paused, this.now());
     return { paused: this.pausedView() };
   }
 

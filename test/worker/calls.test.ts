@@ -5,7 +5,6 @@ import {
   connectProvider,
   createChannel,
   echoTool,
-  settle,
   type TestProvider,
   until,
 } from "./relay-helpers.js";
@@ -70,7 +69,6 @@ describe("tool names", () => {
     const first = (
       await connectProvider(ch, { kind: "tab", origin: "https://shop.example", tools: [echoTool()] })
     ).serve(() => ({ content: [{ type: "text", text: "first" }] }));
-    await settle(5);
     const second = (
       await connectProvider(ch, { kind: "tab", origin: "https://shop.example", tools: [echoTool()] })
     ).serve(() => ({ content: [{ type: "text", text: "second" }] }));
@@ -186,6 +184,9 @@ describe("calls", () => {
   it("relays progress as notifications/progress and logs as notifications/message at the agent's level", async () => {
     const ch = await createChannel();
     const provider = await connectProvider(ch, { tools: [echoTool()] });
+    // The result goes once the agent has heard the log: the log can only arrive with its call in flight.
+    let heardLog: () => void = () => {};
+    const logHeard = new Promise<void>((resolve) => (heardLog = resolve));
     provider.handler = async (call) => {
       for (const p of [0, 50, 100])
         provider.send({ type: "progress", id: call.id, progress: p, total: 100, message: `at ${p}` });
@@ -197,7 +198,7 @@ describe("calls", () => {
         data: { note: "careful" },
         logger: "shop",
       });
-      await settle(20);
+      await logHeard;
       provider.send({ type: "result", id: call.id, result: { content: [{ type: "text", text: "done" }] } });
     };
     const agent = await connectAgent(ch);
@@ -205,6 +206,7 @@ describe("calls", () => {
     const logs: unknown[] = [];
     agent.setNotificationHandler("notifications/message", (n) => {
       logs.push(n.params);
+      heardLog();
     });
     const progress: unknown[] = [];
     const res = await agent.callTool(

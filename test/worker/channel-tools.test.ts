@@ -6,14 +6,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { api, expectError, publish, tool, verifiedSite } from "./helpers.js";
-import {
-  connectAgent,
-  connectProvider,
-  createChannel,
-  settle,
-  type TestChannel,
-  until,
-} from "./relay-helpers.js";
+import { connectAgent, connectProvider, createChannel, type TestChannel, until } from "./relay-helpers.js";
 
 const owner = (ch: TestChannel) => ({ authorization: `Bearer ${ch.ownerKey}` });
 const PROVIDER = "webmcp-hub/provider";
@@ -215,7 +208,6 @@ describe("added tools and the channel's agents", () => {
       changed++;
     });
     expect((await agent.listTools()).tools).toHaveLength(2);
-    await settle(100);
     const one = await api(`/api/channels/${ch.id}/tools/${site.host}/greet`, {
       method: "DELETE",
       headers: owner(ch),

@@ -7,7 +7,6 @@ import {
   connectProvider,
   createChannel,
   echoTool,
-  settle,
   type TestProvider,
 } from "./relay-helpers.js";
 
@@ -20,7 +19,8 @@ describe("chaos", () => {
     const serve = (p: TestProvider) =>
       (p.handler = async (call) => {
         if (random() < 0.03) return p.close(); // drop mid-call
-        await settle(Math.floor(random() * 5));
+        // A random answer time (0-4 ms), so calls, answers and drops interleave differently each time.
+        await new Promise((r) => setTimeout(r, Math.floor(random() * 5)));
         if (!p.closed)
           p.send({ type: "result", id: call.id, result: { content: [{ type: "text", text: "ok" }] } });
       });

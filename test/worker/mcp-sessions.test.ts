@@ -54,7 +54,8 @@ async function echoChannel(): Promise<{ ch: TestChannel; agent: Client }> {
   (await connectProvider(ch, { tools: [echoTool()] })).serve((call) => ({
     content: [{ type: "text", text: `echo ${(call.arguments as { text: string }).text}` }],
   }));
-  return { ch, agent: await connectAgent(ch) };
+  // No GET stream: these tests evict the object, which the runtime does not do while a request is open.
+  return { ch, agent: await connectAgent(ch, undefined, undefined, undefined, { getStream: false }) };
 }
 
 /** A client that picks up an existing session instead of initializing a new one. */

@@ -15,7 +15,7 @@ import {
   until,
 } from "./extension-helpers.js";
 import { api, publish, tool, verifiedSite } from "./helpers.js";
-import { HUB, TestProvider, connectAgent, createChannel, settle, type TestChannel } from "./relay-helpers.js";
+import { HUB, TestProvider, connectAgent, createChannel, type TestChannel } from "./relay-helpers.js";
 
 const owner = (ch: TestChannel) => ({ authorization: `Bearer ${ch.ownerKey}` });
 
@@ -23,21 +23,35 @@ const owner = (ch: TestChannel) => ({ authorization: `Bearer ${ch.ownerKey}` });
 class Control {
   readonly frames: Array<Record<string, unknown>> = [];
   readonly closed: Promise<number>;
+  private arrived: () => void = () => {};
   constructor(readonly ws: WebSocket) {
     this.closed = new Promise((resolve) => ws.addEventListener("close", (e) => resolve(e.code)));
-    ws.addEventListener("message", (e) => this.frames.push(JSON.parse(String(e.data))));
+    ws.addEventListener("message", (e) => {
+      this.frames.push(JSON.parse(String(e.data)));
+      this.arrived();
+    });
   }
   send(frame: unknown): void {
     this.ws.send(JSON.stringify(frame));
   }
-  async next(type: string, timeoutMs = 5000): Promise<Record<string, unknown>> {
+  /** The next frame of `type`, waiting for frames as they arrive (up to `timeoutMs`). */
+  async next(type: string, timeoutMs = 20_000): Promise<Record<string, unknown>> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const i = this.frames.findIndex((f) => f.type === type);
       if (i >= 0) return this.frames.splice(i, 1)[0]!;
-      if (Date.now() > deadline) throw new Error(`no ${type} frame (got ${JSON.stringify(this.frames)})`);
-      await settle(10);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`no ${type} frame (got ${JSON.stringify(this.frames)})`);
+      await new Promise<void>((resolve) => {
+        this.arrived = resolve;
+        setTimeout(resolve, left);
+      });
     }
+  }
+  /** Every frame the hub sent before now has arrived: it answers a ping after handling what came before. */
+  async flush(): Promise<void> {
+    this.ws.send('{ "type": "ping" }');
+    await this.next("pong");
   }
 }
 
@@ -148,7 +162,7 @@ describe("opening an added tool's page on demand", () => {
     // The tab stays open: the next call runs there at once, and nothing asks to open another.
     tab.provider.serve(() => ({ content: [{ type: "text", text: "again" }] }));
     expect((await call(ch, "greet")).result.content).toEqual([{ type: "text", text: "again" }]);
-    await settle(30);
+    await control.flush();
     expect(control.frames.filter((f) => f.type === "open")).toEqual([]);
     expect(await auditStatus(ch, "greet")).toEqual(["ok", "ok"]);
     await agent.close();
@@ -159,8 +173,6 @@ describe("opening an added tool's page on demand", () => {
     const { site, ch, ext, control } = await setup();
     const calls = [call(ch, "greet"), call(ch, "greet"), call(ch, "greet")];
     const open = (await control.next("open")) as OpenFrame;
-    await settle(50);
-    expect(control.frames.filter((f) => f.type === "open")).toEqual([]);
     control.send({ type: "opened", id: open.id });
     const tab = await connectTab(ch, ext.token, site.origin, [tool("greet", { title: "Greet" })]);
     // All three calls reach the one tab (they arrive as soon as it offers the tool).
@@ -175,6 +187,9 @@ describe("opening an added tool's page on demand", () => {
     const results = await Promise.all(calls);
     expect(results.map((r) => r.status)).toEqual(["ok", "ok", "ok"]);
     expect(results.map((r) => textOf(r.result)).sort()).toEqual(["ran 0", "ran 1", "ran 2"]);
+    // All three have run: any second open would have been sent by now, and has arrived once a ping is answered.
+    await control.flush();
+    expect(control.frames.filter((f) => f.type === "open")).toEqual([]);
     tab.provider.close();
   });
 
@@ -221,7 +236,7 @@ describe("opening an added tool's page on demand", () => {
     expect(textOf(b.result)).toContain(`never shares ${site.origin} in the webmcp-hub extension`);
     expect(await auditStatus(ch, "greet")).toEqual(["denied", "denied"]);
     // The extension answered both (its prompts are gone): the hub withdraws nothing.
-    await settle(30);
+    await control.flush();
     expect(control.frames.filter((f) => f.type === "open-cancel")).toEqual([]);
   });
 

@@ -9,7 +9,6 @@ import {
   HUB,
   newPairingCode,
   pair,
-  settle,
   until,
 } from "./relay-helpers.js";
 

@@ -123,7 +123,12 @@ export class TestProvider {
   async flush(): Promise<void> {
     if (this.closed) return;
     this.ws.send('{ "type": "ping" }');
-    await this.next("pong");
+    try {
+      await this.next("pong");
+    } catch (e) {
+      // A socket the hub closed meanwhile has nothing more to flush.
+      if (!this.closed) throw e;
+    }
   }
 
   close(): void {
@@ -170,11 +175,6 @@ export async function connectProvider(
   return provider;
 }
 
-/** Lets the Durable Object process frames already sent. */
-export async function settle(ms = 30): Promise<void> {
-  await new Promise((r) => setTimeout(r, ms));
-}
-
 /**
  * Polls `check` every 20 ms until it holds; fails saying what was awaited after `timeoutMs`. For state that
  * changes asynchronously (a notification, a stored row): the deadline is generous because a loaded machine is
@@ -188,7 +188,7 @@ export async function until(
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await settle(20);
+    await new Promise((r) => setTimeout(r, 20));
   }
 }
 
@@ -204,17 +204,39 @@ export async function connectAgent(
   url = `${HUB}/mcp/${ch.id}`,
   token: string | null = ch.agentToken,
   clientInfo: { name: string; version: string; title?: string } = { name: "test-agent", version: "1.0.0" },
-  options: { era?: "legacy" | "modern"; capabilities?: Record<string, unknown> } = {},
+  options: {
+    era?: "legacy" | "modern";
+    capabilities?: Record<string, unknown>;
+    /** false: a 2025 client without its GET stream (the hub's answer to it is replaced by 405, which the SDK
+     *  client takes as "no stream"), for tests that evict the object: an open stream is a request in flight,
+     *  and the runtime evicts no object while one is. */
+    getStream?: boolean;
+  } = {},
 ): Promise<Client> {
   const client = new Client(clientInfo, {
     ...(options.era === "modern" ? { versionNegotiation: { mode: { pin: MODERN } } } : {}),
     ...(options.capabilities ? { capabilities: options.capabilities } : {}),
   });
+  // A 2025 client opens its GET stream (where list_changed and other notifications outside a call arrive) on
+  // its own after initializing; the client is handed over once that stream is answered, so a test never
+  // races it.
+  let streamAnswered: () => void = () => {};
+  const stream = new Promise<void>((resolve) => (streamAnswered = resolve));
   const transport = new StreamableHTTPClientTransport(new URL(url), {
-    fetch: (u, init) => SELF.fetch(u, init),
+    fetch: async (u, init) => {
+      const isGet = (init?.method ?? "GET").toUpperCase() === "GET";
+      if (isGet && options.getStream === false) {
+        streamAnswered();
+        return new Response(null, { status: 405 });
+      }
+      const res = await SELF.fetch(u, init);
+      if (isGet) streamAnswered();
+      return res;
+    },
     ...(token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : {}),
   });
   await client.connect(transport);
+  if (options.era !== "modern") await stream;
   return client;
 }
 

@@ -47,7 +47,7 @@ async function writeAt(host: string, now: number): Promise<{ pending: number; ro
 }
 
 /** A channel's flush then its site aggregator's write, both due. */
-async function settle(ch: TestChannel, host: string) {
+async function flushThrough(ch: TestChannel, host: string) {
   expect(await flushAt(ch, Date.now() + ROLLUP_FLUSH_MS + 1000)).toBe(0);
   return writeAt(host, Date.now() + ROLLUP_FLUSH_MS + 1000);
 }
@@ -136,7 +136,7 @@ describe("usage rollups: channel object → site aggregator → D1", () => {
     expect(errors.results).toEqual([{ tool: "same", message: "The shop is closed.", count: 1 }]);
     // Later calls the same day add to the same rows; the channel's hash is not written again: one D1 row.
     await call(ch, "same");
-    expect((await settle(ch, site.host)).rowsWritten).toBe(1);
+    expect((await flushThrough(ch, site.host)).rowsWritten).toBe(1);
     expect((await daily(site.host)).find((r) => r.tool === "same")).toMatchObject({ calls: 5, ok: 4 });
     expect(await count("tool_usage_channels", site.host)).toBe(3);
   });

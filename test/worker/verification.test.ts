@@ -10,7 +10,6 @@ import {
   connectProvider,
   createChannel,
   echoTool,
-  settle,
   type TestChannel,
   until,
 } from "./relay-helpers.js";

@@ -32,9 +32,13 @@ export class ChannelEndpoint {
   private readonly modern: ModernEndpoint;
   private readonly verified = new Map<string, { agent: AgentContext; until: number }>();
 
-  constructor(tools: ChannelTools, sql: SqlStorage) {
-    this.legacy = new LegacySessions(tools, sql);
-    this.modern = new ModernEndpoint(tools, sql);
+  constructor(
+    tools: ChannelTools,
+    sql: SqlStorage,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.legacy = new LegacySessions(tools, sql, now);
+    this.modern = new ModernEndpoint(tools, sql, now);
   }
 
   /** Open 2025 sessions in memory (the console shows it). */
@@ -135,13 +139,13 @@ export class ChannelEndpoint {
       const oldest = this.verified.keys().next().value;
       if (oldest !== undefined) this.verified.delete(oldest);
     }
-    this.verified.set(agent.tokenHash, { agent, until: Date.now() + VERIFIED_TTL_MS });
+    this.verified.set(agent.tokenHash, { agent, until: this.now() + VERIFIED_TTL_MS });
   }
 
   private recall(tokenHash: string): AgentContext | undefined {
     const entry = this.verified.get(tokenHash);
     if (!entry) return undefined;
-    if (entry.until <= Date.now()) {
+    if (entry.until <= this.now()) {
       this.verified.delete(tokenHash);
       return undefined;
     }

@@ -53,11 +53,12 @@ export class LegacySessions {
   constructor(
     private readonly tools: ChannelTools,
     private readonly sql: SqlStorage,
+    private readonly now: () => number = Date.now,
   ) {
     sql.exec(`CREATE TABLE IF NOT EXISTS mcp_sessions (
       id TEXT PRIMARY KEY, agent TEXT NOT NULL, init TEXT NOT NULL, level TEXT NOT NULL,
       last_used_at INTEGER NOT NULL)`);
-    sql.exec(`DELETE FROM mcp_sessions WHERE last_used_at < ?`, Date.now() - SESSION_IDLE_MS);
+    sql.exec(`DELETE FROM mcp_sessions WHERE last_used_at < ?`, now() - SESSION_IDLE_MS);
   }
 
   get size(): number {
@@ -123,7 +124,7 @@ export class LegacySessions {
   }
 
   private touch(session: Session): void {
-    const now = Date.now();
+    const now = this.now();
     if (session.id && now - session.lastUsedAt > TOUCH_EVERY_MS) {
       this.sql.exec(`UPDATE mcp_sessions SET last_used_at = ? WHERE id = ?`, now, session.id);
     }
@@ -143,7 +144,7 @@ export class LegacySessions {
   private async restore(id: string): Promise<Session | undefined> {
     const row = this.sql.exec<StoredSession>(`SELECT * FROM mcp_sessions WHERE id = ?`, id).toArray()[0];
     if (!row) return undefined;
-    if (row.last_used_at < Date.now() - SESSION_IDLE_MS) {
+    if (row.last_used_at < this.now() - SESSION_IDLE_MS) {
       this.forget(id);
       return undefined;
     }
@@ -217,7 +218,7 @@ export class LegacySessions {
       server,
       transport,
       level: "info",
-      lastUsedAt: Date.now(),
+      lastUsedAt: this.now(),
     };
     transport.onclose = () => {
       if (session.id) this.sessions.delete(session.id);

@@ -77,8 +77,8 @@ export class ModernEndpoint {
   /** Open listen streams, by the agent token that opened them (aborting one ends its stream). */
   private readonly listeners = new Map<AbortController, string>();
 
-  constructor(tools: ChannelTools, sql: SqlStorage) {
-    this.tasks = new ChannelTasks(tools, sql);
+  constructor(tools: ChannelTools, sql: SqlStorage, now: () => number = Date.now) {
+    this.tasks = new ChannelTasks(tools, sql, now);
     const build = (): PooledServer => {
       const server: PooledServer = createChannelServer({
         tools,

@@ -87,6 +87,7 @@ export class AuditLog {
     private readonly db: D1Database,
     private readonly channelId: () => string,
     readonly retentionMs: number,
+    private readonly now: () => number = Date.now,
   ) {
     const sql = (this.sql = storage.sql);
     // Columns as COLS (SQLite needs no types here); seq is the row's key.
@@ -116,7 +117,7 @@ export class AuditLog {
    */
   async record(call: FinishedCall): Promise<number> {
     const { req, exposed, outcome } = call;
-    const now = Date.now();
+    const now = this.now();
     const firstText = outcome.result.content.find((c) => c.type === "text");
     const argSha256 = await sha256Hex(call.argText);
     // In COLS order.

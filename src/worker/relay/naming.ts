@@ -24,6 +24,8 @@ export interface ProviderState {
   page: { url: string | null; title: string } | null;
   connectedAt: number;
   lastActiveAt: number;
+  /** Orders activity within one millisecond (memory only: the store counts each hello, tools frame and answer). */
+  activeOrder?: number;
   tools: LiveTool[];
   /** A registry entry's site, manifest version and each tool's page (absolute URL; null: none published). */
   registry?: { site: string; version: number; pages: Record<string, string | null> };
@@ -87,7 +89,12 @@ export function exposeTools(providers: ProviderState[], strict: boolean): Map<st
     const byName = new Map<string, ProviderState[]>();
     for (const p of members) for (const t of p.tools) byName.set(t.name, [...(byName.get(t.name) ?? []), p]);
     for (const [originalName, ps] of byName) {
-      ps.sort((a, b) => b.lastActiveAt - a.lastActiveAt || b.connectedAt - a.connectedAt);
+      ps.sort(
+        (a, b) =>
+          b.lastActiveAt - a.lastActiveAt ||
+          (b.activeOrder ?? 0) - (a.activeOrder ?? 0) ||
+          b.connectedAt - a.connectedAt,
+      );
       const baseName = strict ? toStrictToolName(originalName) : originalName;
       const offer: Offer = { group: key, originalName, baseName, providers: ps };
       offersByBase.set(baseName, [...(offersByBase.get(baseName) ?? []), offer]);

@@ -17,6 +17,8 @@ type ProviderRow = Record<string, string | number | null>;
 
 export class ProviderStore {
   private readonly byId = new Map<string, ProviderState>();
+  /** Counts activity, to order what happens within one millisecond (ProviderState.activeOrder). */
+  private activity = 0;
 
   constructor(
     private readonly ctx: DurableObjectState,
@@ -94,6 +96,7 @@ export class ProviderStore {
       id: providerId,
       page: null,
       lastActiveAt: attachment.connectedAt,
+      activeOrder: ++this.activity,
       tools: [],
     };
     this.byId.set(providerId, state);
@@ -111,7 +114,7 @@ export class ProviderStore {
           title: displayText(page.title, LIMITS.pageTitleMax),
         }
       : null;
-    provider.lastActiveAt = now;
+    this.active(provider, now);
     this.save(provider);
   }
 
@@ -119,14 +122,20 @@ export class ProviderStore {
   setTools(provider: ProviderState, tools: LiveTool[], now: number): boolean {
     const before = JSON.stringify(provider.tools);
     provider.tools = tools;
-    provider.lastActiveAt = now;
+    this.active(provider, now);
     this.save(provider);
     return JSON.stringify(tools) !== before;
   }
 
   /** An answer from the provider counts as activity (in memory; the next hello or tools frame stores it). */
   touch(provider: ProviderState, now: number): void {
+    this.active(provider, now);
+  }
+
+  /** Marks activity: its time, and its order among activity of the same millisecond. */
+  private active(provider: ProviderState, now: number): void {
     provider.lastActiveAt = now;
+    provider.activeOrder = ++this.activity;
   }
 
   /** Forgets the provider of a socket that closed or failed; returns it (undefined if it was not known). */
