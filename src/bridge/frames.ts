@@ -1,43 +1,8 @@
-// The frame tree: lets document.modelContext (the polyfill) span every document of the tab, as the WebMCP
-// draft says and native Chromium 156 does (getTools lists same-origin frames' tools, and other origins' tools
-// exposed to the caller with fromOrigins; executeTool runs a tool in its own document). The bridge instances
-// of a tab's documents talk through window.postMessage, one namespaced, versioned message key.
-//
-// Calls and change notices go by message for every frame, same-origin ones too: one path to get right, the
-// same for /bridge.js and the extension, and a frame's tools run in that frame's realm with its own events and
-// checks. Listing reads same-origin documents directly (their frame layer, found on their window under a
-// symbol), so a tool a parent registers in its child is listed at once (WPT does exactly that); other
-// origins' tools come from a per-window cache their messages keep current, so getTools() never waits.
-//
-// The protocol ({"webmcp-hub/frames": 1, t, ...}):
-// - hello (to every window of the tree, targetOrigin "*", no data): sent on install; every instance answers
-//   with hi and its tools. The tree is enumerated from window.top through `.frames` (allowed cross-origin).
-// - hi {top, denied} ("*"): "I have the bridge"; top = the sender is window.top (a subframe's relay then
-//   stands aside), denied = the sender is this frame's parent and its permissions policy does not allow the
-//   `tools` feature here.
-// - tools {tools} (postMessage(msg, origin), once per origin the document exposes to: its own and every
-//   exposedTo origin it ever announced): the tools exposed to that origin. The browser delivers each to the
-//   documents of that origin only, so exposure is enforced by the browser; a receiver trusts only
-//   event.origin and event.source, keeps one cache entry per source window, and fires toolchange when what it
-//   sees changes (never for a tool not exposed to it: it never receives one).
-// - call {id, name, input, validate, raw} → result {id, ok, value | name, message}; abort {id}. The owner
-//   checks again that the tool is exposed to the caller's event.origin, validates the input unless the call
-//   came through the relay (validate false: the hub checked it), fires toolactivated / toolcancel at its own
-//   document, and answers with the DOMException's name (UnknownError, DataError, AbortError…).
-// - bye ("*"): pagehide. Receivers drop the sender (and any window that is now closed: a removed iframe's
-//   WindowProxy reports closed) and fail its pending calls.
-//
-// Permissions policy (probed in Chromium 156 with WebMCP on): `tools` has the default allowlist 'self', so a
-// cross-origin iframe needs allow="tools …"; in a frame without it registerTool() and getTools() reject with
-// NotAllowedError and no toolchange ever fires there. A script cannot read its own frame's policy without
-// native support (Chromium does not know the feature otherwise), but a parent can read its <iframe>'s allow
-// attribute: a parent's instance answers a child's hello with denied when the attribute does not grant
-// `tools` to the child's origin (or when the parent is itself denied). The denied frame then stays out of the
-// tree: it announces nothing, ignores other frames' tools (so no toolchange) and its own getTools() /
-// registerTool() reject like native. A frame whose parent has no bridge cannot know, and takes part.
-//
-// Decisions where native and the draft are silent: removing an iframe fires toolchange where its tools were
-// visible (native Chromium 156 does not, the set does change); a frame without the bridge simply has no tools.
+// The frame tree: lets document.modelContext span every document of the tab, as the WebMCP draft says and
+// Chromium does, with the bridge instances of a tab's documents talking through one namespaced, versioned
+// postMessage key. Calls go by message for every frame (one path, each tool run in its own realm); listing
+// reads same-origin documents directly and caches other origins' tools, so getTools() never waits. The
+// messages, the permissions-policy rule and the decisions: docs/bridge-protocol.md, "The frame tree".
 import type { ToolAnnotations } from "../protocol/tool.js";
 import { CHANGE_EVENT, type RegisteredTool, type ToolRegistry } from "./registry.js";
 import { isObject } from "./schema-check.js";

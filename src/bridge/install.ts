@@ -1,44 +1,8 @@
-// installWebMcp(): WebMCP in the page, in secure contexts only (both generations are [SecureContext]).
-//
-// - No document.modelContext (today's browsers): the polyfill becomes document.modelContext (with the
-//   ToolActivatedEvent / ToolCancelEvent interfaces), <form toolname> forms are watched, and
-//   navigator.modelContext is the seed-era API on the same registry.
-// - A native seed-era navigator.modelContext (an early browser preview) is kept and wrapped: each of its
-//   four methods runs, then the same call is mirrored into the registry. Tools it got before the bridge
-//   loaded cannot be listed, so the bridge should load before the page's WebMCP code.
-//
-// A document.modelContext already there (Chromium's own WebMCP behind --enable-blink-features=WebMCP, or a
-// script that ran before us) is wrapped, not replaced. Decisions, measured against Chromium 156:
-// - Mirror: its getTools() is read on load and again on every toolchange it fires (and, in the top-level
-//   document, when an iframe is added, removed or loads: native fires no toolchange when a frame goes away),
-//   so tools registered before or after the bridge loaded are "native" registry entries, relayed like any.
-//   An answer older than the latest getTools() under way is dropped; an entry whose data did not change is
-//   kept as it is, so a re-sync sends the hub nothing new.
-// - Calls run through native executeTool(tool, input, {signal}) with the relayed call's signal, so the
-//   agent's cancel aborts the page tool's signal and native fires toolcancel. Input: an object first; on a
-//   TypeError (a build that takes JSON text) the same call is retried with JSON.stringify(input); the form
-//   that got through is kept for every later call (a call that was aborted or refused decides nothing).
-//   Results come back as text and are parsed back into objects (fromJson), as before.
-// - Frames: only in the top-level document, getTools() gets fromOrigins = the origins of the page's
-//   cross-origin iframes (their src attribute, here and, recursively, in the frames we can look into;
-//   potentially trustworthy origins only, else native throws SecurityError). A tool whose window is not
-//   ours is a frame's: relayed with frameOrigin = its origin (same-origin frames too). Own tools come first;
-//   a frame tool whose name the tab already has is left out with a console warning (once per name and
-//   frame origin). A cross-origin frame's tools need allow="tools" on its iframe and exposedTo the top's
-//   origin (native's rules). In a subframe the bridge mirrors only its own document's tools, and relays
-//   them only when the top-level document has no bridge: nativeFrames() speaks frames.ts's hello / hi (and
-//   no tools: native spans the frames), so index.ts's subframe rule for the polyfill holds here too.
-// - No tool twice: the registry holds native's list and nothing else of ours; what the bridge registers
-//   goes into native and comes back through getTools() under the same name.
-// - The seed-era navigator.modelContext (native has none) is added and registers into native: checked
-//   first (checkTool: the same TypeError / InvalidStateError, thrown synchronously, as on the polyfill), its
-//   registry entry added at once (so a duplicate is caught synchronously and the relay sees it before
-//   native's toolchange), and unregistered natively through the registration's signal when the seed API
-//   drops it (unregisterTool, clearContext, provideContext), its entry leaving the registry at once too.
-//   A registration native refuses (e.g. a name the page took natively in the same task) is reported with
-//   console.warn and its entry withdrawn.
-// - Forms are native's (Chromium 156 lists <form toolname> itself); the bridge does not watch them there.
-// - Native returns the text "undefined" for a tool that returned undefined; it is relayed as that text.
+// installWebMcp(): WebMCP in the page, in secure contexts only. With no document.modelContext the polyfill
+// becomes it (and navigator.modelContext the seed-era API on the same registry); a browser's own
+// document.modelContext, or a native seed-era navigator.modelContext, is wrapped and mirrored, never replaced,
+// so a page's tools are relayed whichever registered them. How each case is mirrored and called, measured
+// against Chromium 156: docs/bridge-protocol.md, "Installing WebMCP next to a browser's own".
 import { watchDeclarativeTools } from "./declarative.js";
 import { Frames } from "./frames.js";
 import {

@@ -1,36 +1,8 @@
-// document.modelContext as the current WebMCP draft defines it (webmachinelearning/webmcp index.bs, pinned
-// down by web-platform-tests webmcp/): an EventTarget with registerTool / getTools / executeTool and the
-// toolchange / toolactivated / toolcancel events, backed by the shared registry. It also holds what every
-// source shares: the tool checks, and the execute wrapper that fires toolactivated / toolcancel, so a call
-// the relay makes fires the same events as executeTool.
-//
-// Followed from the spec and WPT: name rules, duplicate and empty description → InvalidStateError; an
-// unserializable or invalid schema → TypeError; an aborted registration signal rejects with its reason and
-// aborting it later unregisters (only that registration, never a newer tool of the same name); exposedTo /
-// fromOrigins must be potentially trustworthy origins (SecurityError). getTools resolves in a later task,
-// sorted by name, as RegisteredTool {name, title ("" if none), description, inputSchema (its JSON text, as
-// WPT's helpers compare it; with "type":"object" added where the page left type out; undefined if none was
-// given), window, origin, annotations}. executeTool: a non-object input → TypeError, an omitted one
-// → {}; a bad tool dictionary → TypeError; an unknown tool or a tool that throws → UnknownError; an aborted
-// signal rejects at once; aborting later rejects with the signal's reason, then (in a later task) aborts the
-// tool's signal with AbortError, then fires toolcancel. toolactivated fires at document.modelContext before
-// execute runs and at window after; toolcancel at both. Unregistering does not cancel a running call.
-//
-// Frames (frames.ts, once shareAcrossFrames() runs): getTools({fromOrigins}) lists this origin's tools from
-// every document of the tab (`window` = the tool's document, `origin` = its origin) plus the tools of each
-// origin in fromOrigins that are exposed to this origin (registerTool's exposedTo; none or [] = this origin
-// only); executeTool() on another document's tool runs it there (events at that document, its DOMException's
-// name back here, aborts flowing to its signal); toolchange fires when the set of tools exposed to this
-// document changes, in any frame.
-//
-// Before execute, executeTool() (here or from another frame) checks the input against the tool's inputSchema
-// (validate.ts: DataError, as the tentative WPT expects; native Chromium 156 does not check, we are stricter
-// on purpose) where the tool gave one; never for calls that came through the relay, which the hub checked.
-//
-// Decisions where they are silent or disagree: a string result is returned as is (WPT), other results as
-// JSON, and undefined as null rather than an error; the tentative JSON-Schema-subset check is left out (wider
-// schemas are accepted); the `debugging` annotation is not kept (the relay's annotations have no such hint);
-// isTrusted is false on the events, as a polyfill cannot help it.
+// document.modelContext as the current WebMCP draft and its web-platform-tests define it: an EventTarget with
+// registerTool / getTools / executeTool and their events, backed by the shared registry. It also holds what
+// every source shares (the tool checks, and the execute wrapper that fires toolactivated / toolcancel), so a
+// call the relay makes behaves as executeTool does. The rules followed, and the decisions where the spec is
+// silent: docs/bridge-protocol.md, "document.modelContext".
 import type { ToolAnnotations } from "../protocol/tool.js";
 import { Frames, type FrameHost, type FrameTool } from "./frames.js";
 import { CHANGE_EVENT, registry, type RegisteredTool, type ToolClient, type ToolSource } from "./registry.js";
