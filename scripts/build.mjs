@@ -2,7 +2,7 @@
 // itself). Bundles with esbuild every entry of the one list in scripts/lib/bundles.mjs:
 //   - src/bridge/index.ts     → web/assets/bridge.js            (one browser file, served at /bridge.js)
 //   - web/client/<name>.ts    → web/assets/assets/<name>.js     (the dashboard's page scripts, /assets/<name>.js)
-//   - extension/<name>.ts     → dist/extension/<name>.js        (the browser extension, with its manifest.json)
+//   - extension/<folder>/<name>.ts → dist/extension/<name>.js  (the browser extension, with its manifest.json)
 //   - src/sidecar/cli.ts      → dist/sidecar/cli.mjs            (the Node sidecar that bin/webmcp-hub.mjs runs)
 //   - src/sidecar/scan-worker.ts → dist/sidecar/scan-worker.mjs (its scan worker thread)
 //   - the same two with their dependencies → dist/sidecar-package/ (the downloadable sidecar's files)

@@ -35,27 +35,35 @@ export const DASHBOARD_SCRIPTS = [
 ];
 
 /**
- * The browser extension (extension/, Manifest V3), loadable unpacked from dist/extension/: its scripts
- * extension/<name>.ts → dist/extension/<name>.js, and its manifest copied next to them.
+ * The browser extension (extension/, Manifest V3), loadable unpacked from dist/extension/. Its sources sit in
+ * one folder per context (background/, content/, page/, ui/), but dist/extension/ stays flat: the manifest,
+ * the approval window's URL and every installed copy name the files by their base name, so
+ * extension/<folder>/<name>.ts → dist/extension/<name>.js, with its manifest copied next to them.
  */
 export const EXTENSION_SCRIPTS = [
-  "main-world", // MAIN-world content script: the WebMCP registry of src/bridge, no relay
-  "isolated-world", // ISOLATED-world content script: the private port → the service worker
-  "service-worker", // background: each tab's tools
-  "popup", // the toolbar popup: pairing, this site's decision, shared tabs, settings
-  "approval", // the approval window of a tool call (approval.html#<id>)
+  "page/main-world", // MAIN-world content script: the WebMCP registry of src/bridge, no relay
+  "content/isolated-world", // ISOLATED-world content script: the private port → the service worker
+  "background/service-worker", // background: each tab's tools
+  "ui/popup", // the toolbar popup: pairing, this site's decision, shared tabs, settings
+  "ui/approval", // the approval window of a tool call (approval.html#<id>)
 ];
 
-/** The extension's files copied as they are into dist/extension/ (next to manifest.json), by their path in extension/. */
+/**
+ * The extension's files copied as they are into dist/extension/ (next to manifest.json), by their path in
+ * extension/; the pages and their style sheet leave ui/ for the root, as the scripts do.
+ */
 export const EXTENSION_FILES = [
-  "popup.html",
-  "approval.html",
-  "ui.css",
+  "ui/popup.html",
+  "ui/approval.html",
+  "ui/ui.css",
   "icons/icon-16.png", // made by scripts/make-icons.mjs
   "icons/icon-32.png",
   "icons/icon-48.png",
   "icons/icon-128.png",
 ];
+
+/** Where an extension file lands in dist/extension/: flat, but for the icons' folder. */
+const extensionOut = (path) => path.replace(/^(background|content|page|ui)\//, "");
 
 const browser = { platform: "browser", target: ["es2022"], minify: true };
 
@@ -113,13 +121,13 @@ export const BUNDLES = [
     outfile: `web/assets/assets/${name}.js`,
     options: { ...browser, format: "esm" },
   })),
-  ...EXTENSION_SCRIPTS.map((name) => ({
-    name: `extension:${name}`,
+  ...EXTENSION_SCRIPTS.map((path) => ({
+    name: `extension:${extensionOut(path)}`,
     group: "extension",
-    entry: `extension/${name}.ts`,
-    outfile: `dist/extension/${name}.js`,
+    entry: `extension/${path}.ts`,
+    outfile: `dist/extension/${extensionOut(path)}.js`,
     options: {
-      ...(name === "main-world" ? bridgeBrowser : browser),
+      ...(path === "page/main-world" ? bridgeBrowser : browser),
       format: "iife",
       // The hub the extension starts with (the popup changes it): WEBMCP_HUB_URL, else `npm start`'s.
       define: {
@@ -135,10 +143,10 @@ export const BUNDLES = [
     copy: true, // not bundled: copied as it is
   },
   ...EXTENSION_FILES.map((path) => ({
-    name: `extension:${path}`,
+    name: `extension:${extensionOut(path)}`,
     group: "extension",
     entry: `extension/${path}`,
-    outfile: `dist/extension/${path}`,
+    outfile: `dist/extension/${extensionOut(path)}`,
     copy: true,
   })),
   // The sidecar: the CLI and its scan worker thread (loaded next to it). Dependencies stay in node_modules;

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { zipSync } from "fflate";
 import { hubStamp } from "./hub-stamp.mjs";
 
-/** The stamped entry's name (read by extension/settings.ts). */
+/** The stamped entry's name (read by extension/background/settings.ts). */
 export const HUB_FILE = "hub.json";
 
 /** Every entry's time (local midnight, 1 Jan 2000: zip stores local time, so this gives the same bytes anywhere). */

@@ -1,8 +1,8 @@
-// The extension's own check of the hub's request to open a page (extension/open-check.ts): it opens only an
+// The extension's own check of the hub's request to open a page (extension/background/open-check.ts): it opens only an
 // http(s) page on the site's own origin, never one with credentials, and refuses a site the user never
 // shares without asking, saying how to change that.
 import { describe, expect, it } from "vitest";
-import { checkOpen, readOpenCancel, readOpenFrame } from "../../extension/open-check.js";
+import { checkOpen, readOpenCancel, readOpenFrame } from "../../extension/background/open-check.js";
 import { OpenCancelFrameSchema, OpenFrameSchema } from "../../src/protocol/control-frames.js";
 
 const origin = "https://shop.example";

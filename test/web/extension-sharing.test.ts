@@ -1,8 +1,8 @@
 // The extension's pure parts: which tabs are shared (sharing.ts) and what the service worker keeps of each tab
 // (tab-tools.ts: only the top frame's current document speaks, withdrawn on close, navigation or a closed port).
 import { describe, expect, test } from "vitest";
-import { decisionOf, sharingOf, type SharingRules } from "../../extension/sharing.js";
-import { TabToolStore, type TabChange } from "../../extension/tab-tools.js";
+import { decisionOf, sharingOf, type SharingRules } from "../../extension/background/sharing.js";
+import { TabToolStore, type TabChange } from "../../extension/background/tab-tools.js";
 
 const A = "https://a.example";
 const B = "https://b.example";

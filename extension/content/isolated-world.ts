@@ -1,6 +1,6 @@
 // The extension's ISOLATED-world content script, the go-between of a tab's page and the service worker. In the
 // top frame only (the manifest gives it no all_frames, unlike the MAIN-world script): a tab has one line to the
-// service worker, and the top document's tool list already holds its frames' tools (main-world.ts).
+// service worker, and the top document's tool list already holds its frames' tools (page/main-world.ts).
 // - takes the private port from the first handshake on its own window (page-channel.ts says why that one is
 //   ours) and ignores every later window message from the page;
 // - opens its chrome.runtime Port to the service worker only once the page has tools (pages without WebMCP
@@ -10,7 +10,7 @@
 //   "say your tools again" when it starts;
 // - on the hub's own /extension/connect page only, hands the pairing code the signed-in user made to the
 //   service worker (messages.ts: ConnectCodeMessage), and tells the page how it went.
-import type { ConnectCodeMessage, ConnectResultMessage } from "./messages.js";
+import type { ConnectCodeMessage, ConnectResultMessage } from "../messages.js";
 import {
   RESEND_REQUEST,
   TAB_PORT,
@@ -20,7 +20,7 @@ import {
   type RunMessage,
   type ToolsMessage,
 } from "./page-channel.js";
-import { loadHubUrl } from "./settings.js";
+import { loadHubUrl } from "../background/settings.js";
 
 let pagePort: MessagePort | undefined;
 let worker: chrome.runtime.Port | undefined;

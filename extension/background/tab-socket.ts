@@ -3,9 +3,9 @@
 // (labelled, routed, limited and withdrawn per tab, as a /bridge.js tab is). It says hello, sends the tab's
 // tools on every change, hands calls and cancels to the service worker (which asks for approval and reaches
 // the page) and sends results back; pings, reconnection and the hub's refusals are hub-socket.ts's.
-import type { CallFrame, HelloFrame, ProviderFrame } from "../src/protocol/frames.js";
-import type { CallToolResult } from "../src/protocol/results.js";
-import { frameText, toolsFrameText, type ToolDefinition } from "../src/bridge/relay-frames.js";
+import type { CallFrame, HelloFrame, ProviderFrame } from "../../src/protocol/frames.js";
+import type { CallToolResult } from "../../src/protocol/results.js";
+import { frameText, toolsFrameText, type ToolDefinition } from "../../src/bridge/relay-frames.js";
 import { HubSocket, type HubSocketEvents } from "./hub-socket.js";
 import type { StoredPairing } from "./settings.js";
 

@@ -4,14 +4,14 @@
 // reconnects with jittered backoff when the hub goes away, remembers the hub's last error frame, and stops for
 // good when the hub refuses the pairing in band (4001, 4003) or when a subclass says a close code is final.
 // Subclasses say where it connects, what a welcome starts, and what their other frames mean.
-import type { ProviderFrame } from "../src/protocol/frames.js";
+import type { ProviderFrame } from "../../src/protocol/frames.js";
 import {
   CLOSE_ORIGIN_REFUSED,
   CLOSE_TOKEN_REFUSED,
   RELAY_SUBPROTOCOL,
   backoffMs,
-} from "../src/bridge/relay-frames.js";
-import { isRecord } from "./page-channel.js";
+} from "../../src/bridge/relay-frames.js";
+import { isRecord } from "../content/page-channel.js";
 import type { StoredPairing } from "./settings.js";
 
 /** Chrome suspends a service worker idle for 30 s; WebSocket traffic counts as activity (Chrome 116+). */

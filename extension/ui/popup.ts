@@ -2,8 +2,8 @@
 // site list and settings. It renders the service worker's ExtensionState (ui:state) and asks again on every
 // STATE_CHANGED broadcast; every action is a UiRequest (extension/messages.ts). The forms stay in the page
 // between renders, so a broadcast never wipes what the user is typing.
-import { byId, fill, h, showError } from "../web/client/lib/dom.js";
-import type { ExtensionState, SiteDecision, TabState, UiRequest } from "./messages.js";
+import { byId, fill, h, showError } from "../../web/client/lib/dom.js";
+import type { ExtensionState, SiteDecision, TabState, UiRequest } from "../messages.js";
 import {
   channelLabel,
   connectionText,
@@ -12,10 +12,10 @@ import {
   parseHubUrl,
   sharingText,
   toolCountText,
-} from "./ui/format.js";
-import { NOT_RESPONDING, isExtensionState } from "./ui/responses.js";
-import { act, ask, onStateChanged } from "./ui/runtime.js";
-import { currentSite, siteActions, type ActiveTab } from "./ui/site.js";
+} from "./format.js";
+import { NOT_RESPONDING, isExtensionState } from "./responses.js";
+import { act, ask, onStateChanged } from "./runtime.js";
+import { currentSite, siteActions, type ActiveTab } from "./site.js";
 
 const input = (id: string) => byId(id, HTMLInputElement);
 const button = (id: string) => byId(id, HTMLButtonElement);

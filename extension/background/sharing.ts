@@ -1,7 +1,7 @@
 // Whether a tab is shared with the channel: the user's decision for its site, "allow once" for that tab while
 // it stays on the site, and incognito tabs only when the user turned sharing them on. Nothing is shared
 // until the user allows the site; "never" wins over everything.
-import type { SiteDecision, TabSharing } from "./messages.js";
+import type { SiteDecision, TabSharing } from "../messages.js";
 
 export interface SharingRules {
   /** Sites decided "always" or "never", by origin. */

@@ -4,9 +4,9 @@
 // answers through chrome.runtime messages the service worker takes only from the extension's own pages
 // (messages.ts isExtensionPage). Closing the window is a denial. The hub's timeout, a cancel, the tab closing
 // or the socket dropping withdraw the request and close its window. A request to open a page for an agent
-// (kind "open", service-worker.ts openPage) waits here the same way: "deny" is "Don't open", and the hub's
+// (kind "open", page-opens.ts) waits here the same way: "deny" is "Don't open", and the hub's
 // open-cancel, its deadline or the control socket closing withdraw it.
-import type { ApprovalDecision, ApprovalState } from "./messages.js";
+import type { ApprovalDecision, ApprovalState } from "../messages.js";
 
 export type ApprovalOutcome = ApprovalDecision | "withdrawn";
 

@@ -6,7 +6,7 @@
 // window, never the tab's label, its sharing decision or its "always allow" key, which stay the tab's origin. A tab whose Port closes (the page went away, the tab closed)
 // or whose top frame commits a new document is withdrawn at once, and from then on only the newly committed
 // document (the browser's documentId) speaks for the tab: a late message from the page that was left is dropped.
-import { isRecord, type PageTool } from "./page-channel.js";
+import { isRecord, type PageTool } from "../content/page-channel.js";
 
 export interface TabTools {
   tabId: number;

@@ -1,14 +1,14 @@
-// The extension's own check of a hub's request to open a page (issue 16, "Open on demand"), before the user
+// The extension's own check of a hub's request to open a page ("Open on demand"), before the user
 // is asked: pure (no chrome.*), so test/web checks it. The hub already checked the page against the site's
 // published manifest; the extension trusts none of that and checks again what it is about to open.
 //
-// Decisions where the issue is silent:
+// Decisions:
 // - The URL must parse, be http(s), carry no credentials (`user:pass@`, which a prompt could not show
 //   honestly), and its origin must equal `origin` (the site's verified origin): else `invalid`.
 // - A site the user never shares is refused without a prompt (`blocked`), with a message saying how to change
 //   it; "always" and undecided sites are asked about (the open itself is always asked for).
-import type { OpenFailure, OpenFrame } from "../src/protocol/control-frames.js";
-import { LIMITS } from "../src/protocol/limits.js";
+import type { OpenFailure, OpenFrame } from "../../src/protocol/control-frames.js";
+import { LIMITS } from "../../src/protocol/limits.js";
 
 export type OpenCheck =
   | { ok: true; url: string; origin: string }

@@ -17,7 +17,7 @@
 // What stays the page's to say, and is no escalation: its own tools and their results. What it can never say:
 // which origin or tab the tools belong to, or that a call was approved (approvals happen in the service worker
 // before a call reaches the page).
-import type { CallToolResult } from "../src/protocol/results.js";
+import type { CallToolResult } from "../../src/protocol/results.js";
 
 /** `source` on every window message of ours, so the ISOLATED side can tell the handshake from page traffic. */
 export const CHANNEL_SOURCE = "webmcp-hub-extension";

@@ -1,11 +1,11 @@
-// The extension's control socket (issue 16, "Open on demand"; the contract is src/protocol/control-frames.ts):
+// The extension's control socket ("Open on demand"; the contract is src/protocol/control-frames.ts):
 // while the browser is paired, ONE WebSocket to `<relayUrl>?control=1`, beside the per-tab sockets, over which
 // the hub asks the extension to open an added marketplace tool's page. It authenticates as a tab socket does
 // (the provider token as a subprotocol), pings every 20 s (which keeps the service worker alive while paired,
 // as a shared tab's socket does), and reconnects with backoff when the hub goes away. It only carries frames:
-// what an `open` means (checks, the user's prompt, the tab) is the service worker's.
+// what an `open` means (checks, the user's prompt, the tab) is page-opens.ts's.
 //
-// Decisions where the issue is silent:
+// Decisions:
 // - Frames are read by hand to exactly the contract's schemas (open-check.ts): a malformed `open` that still
 //   has an id is answered `open-failed` invalid at once, so the hub does not wait for a prompt that never comes.
 // - Close codes 4001/4003 are the hub refusing the pairing (hub-socket.ts): no retry, the service worker
@@ -13,12 +13,17 @@
 //   (retrying would push the other browser out in turn); the next pairing or worker start tries again.
 // - When the socket closes, every open it carried is over (the hub stops waiting for them): `closed()` lets
 //   the service worker withdraw their prompts.
-import type { CONTROL_QUERY, ControlFrame, OpenFailure, OpenFrame } from "../src/protocol/control-frames.js";
+import type {
+  CONTROL_QUERY,
+  ControlFrame,
+  OpenFailure,
+  OpenFrame,
+} from "../../src/protocol/control-frames.js";
 import { HubSocket, type HubSocketEvents } from "./hub-socket.js";
 import { readOpenCancel, readOpenFrame } from "./open-check.js";
 import type { StoredPairing } from "./settings.js";
 
-/** The hub's close code for a control socket replaced by a newer one (page-opener.ts). */
+/** The hub's close code for a control socket replaced by a newer one (src/worker/relay/page-opener.ts). */
 export const CLOSE_REPLACED = 4008;
 /** The relay URL's query that makes the socket a control socket (the contract's CONTROL_QUERY; type-checked). */
 const CONTROL: typeof CONTROL_QUERY = "control";

@@ -8,7 +8,7 @@
 // by the extension behaves like a page with /bridge.js in every document, without including it anywhere.
 //
 // Only the top frame talks to the service worker (the ISOLATED-world script, and so the private port, runs
-// there only; page-channel.ts says why the page cannot forge that port). The top frame's script sends the
+// there only; content/page-channel.ts says why the page cannot forge that port). The top frame's script sends the
 // tab's whole tool list after every change: on the polyfill, RelayTools (frames.ts: its own tools, then the
 // frames' tools exposed to the top's origin in tree order, each with its frameOrigin, a name the tab already
 // has skipped with a warning); on native, the registry (whose frame entries carry frameOrigin). It runs the
@@ -28,13 +28,19 @@
 // the relay to the extension. Its own frame layer (nativeFrames) then finds ours in the window's slot and
 // leaves it there (frames.ts: the first layer of a window keeps the slot), so same-origin documents keep
 // reading our tools directly and /bridge.js starts without an error.
-import { RelayTools } from "../src/bridge/frames.js";
-import { installWebMcp, nativeFrames } from "../src/bridge/install.js";
-import { modelContext, shareAcrossFrames } from "../src/bridge/model-context.js";
-import { CHANGE_EVENT, registry, type ToolRegistry } from "../src/bridge/registry.js";
-import { errorResult, runTool } from "../src/bridge/results.js";
-import { EXTENSION_MARK } from "../src/bridge/extension-mark.js";
-import { HANDSHAKE, isRecord, type PageMessage, type PageTool, type RunMessage } from "./page-channel.js";
+import { RelayTools } from "../../src/bridge/frames.js";
+import { installWebMcp, nativeFrames } from "../../src/bridge/install.js";
+import { modelContext, shareAcrossFrames } from "../../src/bridge/model-context.js";
+import { CHANGE_EVENT, registry, type ToolRegistry } from "../../src/bridge/registry.js";
+import { errorResult, runTool } from "../../src/bridge/results.js";
+import { EXTENSION_MARK } from "../../src/bridge/extension-mark.js";
+import {
+  HANDSHAKE,
+  isRecord,
+  type PageMessage,
+  type PageTool,
+  type RunMessage,
+} from "../content/page-channel.js";
 
 // Taken before any page script runs: a page that later patches MessagePort.prototype cannot get our port.
 const post = MessagePort.prototype.postMessage;

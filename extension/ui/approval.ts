@@ -7,12 +7,12 @@
 // page, the tool, whether it asks again; "Don't open" / "Open page"). Deny has the focus, so Enter or Space
 // pressed by habit never approves, and Approve only arms a moment after the window is shown or focused, so a
 // click aimed at something else cannot land on it.
-import { verificationText } from "../src/protocol/verification-text.js";
-import { byId, showError } from "../web/client/lib/dom.js";
-import type { ApprovalDecision, ApprovalState } from "./messages.js";
-import { channelLabel, formatCountdown, prettyArguments } from "./ui/format.js";
-import { NOT_RESPONDING, isApprovalState } from "./ui/responses.js";
-import { act, ask, onStateChanged } from "./ui/runtime.js";
+import { verificationText } from "../../src/protocol/verification-text.js";
+import { byId, showError } from "../../web/client/lib/dom.js";
+import type { ApprovalDecision, ApprovalState } from "../messages.js";
+import { channelLabel, formatCountdown, prettyArguments } from "./format.js";
+import { NOT_RESPONDING, isApprovalState } from "./responses.js";
+import { act, ask, onStateChanged } from "./runtime.js";
 
 /** How long Approve and "Always allow" stay disabled after the window is shown or focused again. */
 const ARM_MS = 700;
@@ -67,7 +67,7 @@ function show(approval: ApprovalState): void {
 }
 
 /**
- * An agent asks to open a page for a tool no tab offers (issue 16, "Open on demand"): the same window, with
+ * An agent asks to open a page for a tool no tab offers ("Open on demand"): the same window, with
  * the page to open and whether the tool asks again before it runs, and "Don't open" / "Open page" as the
  * buttons (no "always": each open is asked for; the user can share the site always from the popup).
  */
