@@ -107,7 +107,7 @@ export class UnsafePatternError extends Error {}
 /** Thrown inside `withLinearRegExp` when the matches of one validation exceed their work budget. */
 export class RegexWorkExceeded extends Error {}
 
-function complement(ranges: Ranges): Ranges {
+function complement(ranges: Ranges, max = MAX_CODE_POINT): Ranges {
   const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
   const out: Ranges = [];
   let next = 0;
@@ -115,7 +115,7 @@ function complement(ranges: Ranges): Ranges {
     if (lo > next) out.push([next, lo - 1]);
     next = Math.max(next, hi + 1);
   }
-  if (next <= MAX_CODE_POINT) out.push([next, MAX_CODE_POINT]);
+  if (next <= max) out.push([next, max]);
   return out;
 }
 
@@ -129,17 +129,38 @@ const classOf = (ranges: Ranges) => (ranges.length ? `[${body(ranges)}]` : `[^${
 interface Piece {
   text: string;
   single: number | null;
+  /** What it matches, when that is a set of characters (not a Unicode property). */
+  ranges?: Ranges;
+}
+
+/**
+ * For `toRe2` reading a pattern written without the `u` flag (Annex B syntax, matching UTF-16 code units), for
+ * an input the caller re-encodes code unit by code unit (so a surrogate pair is two characters, as V8 sees it).
+ * Word boundaries and legacy octal escapes are refused; `(?=.)` is the one lookaround it accepts.
+ */
+export interface CodeUnitAlphabet {
+  /** The RE2 class-body text for the code units lo..hi, as the re-encoded input carries them. */
+  rangeText(lo: number, hi: number): string;
+  /** What `$` becomes. */
+  end: string;
+  /** What `(?=.)` becomes. */
+  oneChar: string;
 }
 
 /**
  * Translates a JSON Schema `pattern` (ECMA-262, `u` flag) into RE2 syntax with the same meaning. The source
  * must already be a valid ECMA-262 `u` pattern (checked with the real RegExp first); throws
- * UnsafePatternError for what RE2 cannot express.
+ * UnsafePatternError for what RE2 cannot express. With `units`, the source is a valid pattern without the `u`
+ * flag instead (the sidecar's globs, from picomatch), read as CodeUnitAlphabet says.
  */
-export function toRe2(source: string): string {
+export function toRe2(source: string, units?: CodeUnitAlphabet): string {
   let i = 0;
-  const cpAt = (at: number) => source.codePointAt(at)!;
+  const cpAt = (at: number) => (units ? source.charCodeAt(at) : source.codePointAt(at)!);
   const width = (cp: number) => (cp > 0xffff ? 2 : 1);
+  const max = units ? 0xffff : MAX_CODE_POINT;
+  const text = (ranges: Ranges) =>
+    units ? ranges.map(([lo, hi]) => units.rangeText(lo, hi)).join("") : body(ranges);
+  const setClass = (ranges: Ranges) => (ranges.length ? `[${text(ranges)}]` : classOf([]));
 
   const hexDigits = (from: number, count: number) => parseInt(source.slice(from, from + count), 16);
 
@@ -190,21 +211,36 @@ export function toRe2(source: string): string {
   /** The escape at `at` (a backslash) as class-body text; `inClass` changes what `\b` means. */
   const escape = (at: number, inClass: boolean): [Piece, number] => {
     const c = source[at + 1]!;
-    const single = (cp: number, next: number): [Piece, number] => [{ text: hex(cp), single: cp }, next];
-    const set = (ranges: Ranges): [Piece, number] => [{ text: body(ranges), single: null }, at + 2];
+    const single = (cp: number, next: number): [Piece, number] => [
+      { text: units ? units.rangeText(cp, cp) : hex(cp), single: cp, ranges: [[cp, cp]] },
+      next,
+    ];
+    const set = (ranges: Ranges): [Piece, number] => [{ text: text(ranges), single: null, ranges }, at + 2];
+    if (units) {
+      // Annex B: what these escapes mean without the `u` flag.
+      const after = source[at + 2] ?? "";
+      if (c === "c" && !/[A-Za-z]/.test(after) && !(inClass && /[0-9_]/.test(after)))
+        return single(0x5c, at + 1);
+      if (c === "p" || c === "P" || c === "k") return single(c.charCodeAt(0), at + 2);
+      if (c === "u" && !/^[0-9A-Fa-f]{4}$/.test(source.slice(at + 2, at + 6))) return single(0x75, at + 2);
+      if (c === "x" && !/^[0-9A-Fa-f]{2}$/.test(source.slice(at + 2, at + 4))) return single(0x78, at + 2);
+      if (c === "0" && /[0-9]/.test(after))
+        throw new UnsafePatternError("legacy octal escapes (\\0…) are not supported by the hub's matcher");
+      if (c === "c") return single(after.charCodeAt(0) % 32, at + 3);
+    }
     switch (c) {
       case "d":
         return set([[0x30, 0x39]]);
       case "D":
-        return set(complement([[0x30, 0x39]]));
+        return set(complement([[0x30, 0x39]], max));
       case "w":
         return set(WORD);
       case "W":
-        return set(complement(WORD));
+        return set(complement(WORD, max));
       case "s":
         return set(ECMA_SPACE);
       case "S":
-        return set(complement(ECMA_SPACE));
+        return set(complement(ECMA_SPACE, max));
       case "p":
       case "P":
         return property(at);
@@ -228,6 +264,7 @@ export function toRe2(source: string): string {
       case "x":
         return single(hexDigits(at + 2, 2), at + 4);
       case "u": {
+        if (units) return single(hexDigits(at + 2, 4), at + 6);
         const [cp, next] = unicodeEscape(at + 1);
         return single(cp, next);
       }
@@ -249,6 +286,7 @@ export function toRe2(source: string): string {
     const negated = source[i] === "^";
     if (negated) i++;
     let text = "";
+    const ranges: Ranges = [];
     const member = (): Piece => {
       if (source[i] === "\\") {
         const [piece, next] = escape(i, true);
@@ -257,17 +295,25 @@ export function toRe2(source: string): string {
       }
       const cp = cpAt(i);
       i += width(cp);
-      return { text: hex(cp), single: cp };
+      return { text: hex(cp), single: cp, ranges: [[cp, cp]] };
     };
     while (source[i] !== "]") {
       const first = member();
       if (first.single !== null && source[i] === "-" && source[i + 1] !== "]") {
         i++;
         const last = member();
+        // Annex B reads `[a-\d]` as a, "-" and the digits.
+        if (units && last.single === null)
+          ranges.push([first.single, first.single], [0x2d, 0x2d], ...last.ranges!);
+        else if (units) ranges.push([first.single, last.single!]);
         text += `${hex(first.single)}-${hex(last.single ?? first.single)}`;
-      } else text += first.text;
+      } else {
+        if (units) ranges.push(...first.ranges!);
+        text += first.text;
+      }
     }
     i++;
+    if (units) return setClass(negated ? complement(ranges, max) : ranges);
     if (text === "") return classOf(negated ? ALL : []);
     return `[${negated ? "^" : ""}${text}]`;
   };
@@ -278,6 +324,8 @@ export function toRe2(source: string): string {
     if (c === "\\") {
       const next = source[i + 1];
       if (next === "b" || next === "B") {
+        if (units)
+          throw new UnsafePatternError("word boundaries (\\b, \\B) are not supported by the hub's matcher");
         out += `\\${next}`;
         i += 2;
         continue;
@@ -288,7 +336,16 @@ export function toRe2(source: string): string {
     } else if (c === "[") {
       out += charClass();
     } else if (c === ".") {
-      out += classOf(complement(LINE_TERMINATORS));
+      out += units ? setClass(complement(LINE_TERMINATORS, max)) : classOf(complement(LINE_TERMINATORS));
+      i++;
+    } else if (units && source.startsWith("(?=.)", i)) {
+      out += units.oneChar;
+      i += 5;
+    } else if (units && c === "{" && !/^\{\d+(?:,\d*)?\}/.test(source.slice(i, i + 24))) {
+      out += units.rangeText(0x7b, 0x7b);
+      i++;
+    } else if (units && c === "$") {
+      out += units.end;
       i++;
     } else if (c === "(") {
       if (source.startsWith("(?=", i) || source.startsWith("(?!", i))
@@ -315,7 +372,7 @@ export function toRe2(source: string): string {
       i++;
     } else {
       const cp = cpAt(i);
-      out += /[A-Za-z0-9_ ]/.test(c) ? c : hex(cp);
+      out += units ? units.rangeText(cp, cp) : /[A-Za-z0-9_ ]/.test(c) ? c : hex(cp);
       i += width(cp);
     }
   }

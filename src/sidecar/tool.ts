@@ -148,7 +148,7 @@ export function toolDescription(roots: readonly SearchRoot[]): string {
     "Finds files (and optionally directories) under the user's allowed folders by their modified or created time.",
     `Allowed roots: ${names}; pass one as 'root', and a relative 'path' inside it to start lower down.`,
     "'from' is inclusive and 'to' exclusive, both ISO 8601 date-times with a time zone, like 2025-12-15T00:00:00Z.",
-    "'glob' (like **/*.md or src/**/*.ts) is matched against each entry's path relative to the root, the same path the results show; it also matches dotfiles.",
+    "'glob' (like **/*.md or src/**/*.ts) is matched against each entry's path relative to the root, the same path the results show; it also matches dotfiles. A leading ! excludes a whole pattern (!**/*.js); a negated extglob such as *.!(js) is refused with an error, not applied: name what to match instead (*.@(ts|md)).",
     "maxDepth counts the directory levels below 'path' to descend into: 0 lists only the entries directly in 'path' (like recursive=false).",
     "Symbolic links are never followed: a link is listed as itself (isDirectory false, its own times).",
     "Results are sorted by time (ties by path) or by path; entries whose created time is unknown sort last.",
