@@ -33,7 +33,11 @@ const READ = tool("notes.read", "Read a note", "Reads the newest note in the not
 const SEARCH = tool("notes.search", "Search notes", "Finds notes whose text contains a word.", true);
 const WRITE = tool("notes.write", "Write a note", "Adds a note to the notebook (changes data).", false);
 
-/** A sidecar-kind provider on the channel that answers every call with the tool's name; counts the calls. */
+/**
+ * A sidecar-kind provider on the channel that answers every call with the tool's name and counts the calls.
+ * Like a sidecar, it connects again (same token) when the hub drops it: `wrangler dev` restarts the channel's
+ * object when its source changes.
+ */
 async function notesProvider(channel: { id: string; ownerKey: string }) {
   const code = await api(`/api/channels/${enc(channel.id)}/pairing-codes`, {
     method: "POST",
@@ -46,31 +50,48 @@ async function notesProvider(channel: { id: string; ownerKey: string }) {
   });
   expect(paired.status).toBe(201);
   const calls: string[] = [];
-  const ws = new WebSocket(paired.body.relayUrl, ["webmcp-hub.v1", paired.body.providerToken]);
-  const send = (frame: unknown) => ws.send(JSON.stringify(frame));
-  await new Promise<void>((resolve, reject) => {
-    ws.once("error", reject);
-    ws.on("message", (data) => {
-      const frame = JSON.parse(String(data)) as { type: string; id?: string; name?: string };
-      if (frame.type === "welcome") {
-        send({ type: "hello", kind: "sidecar", label: "notes", version: "test" });
-        send({ type: "tools", tools: [READ, SEARCH, WRITE] });
-        resolve();
-      }
-      if (frame.type === "call") {
-        calls.push(frame.name ?? "");
-        send({
-          type: "result",
-          id: frame.id,
-          result: { content: [{ type: "text", text: `ran ${frame.name}` }] },
-        });
-      }
+  let tools: unknown[] = [READ, SEARCH, WRITE];
+  let ws: WebSocket;
+  let stopped = false;
+  const send = (frame: unknown) => {
+    if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(frame));
+  };
+  const connect = () =>
+    new Promise<void>((resolve, reject) => {
+      ws = new WebSocket(paired.body.relayUrl, ["webmcp-hub.v1", paired.body.providerToken]);
+      ws.once("error", reject);
+      ws.once("close", () => {
+        reject(new Error("closed before the hub's welcome"));
+        if (!stopped) setTimeout(() => void connect().catch(() => {}), 200); // its own close tries again
+      });
+      ws.on("message", (data) => {
+        const frame = JSON.parse(String(data)) as { type: string; id?: string; name?: string };
+        if (frame.type === "welcome") {
+          send({ type: "hello", kind: "sidecar", label: "notes", version: "test" });
+          send({ type: "tools", tools });
+          resolve();
+        }
+        if (frame.type === "call") {
+          calls.push(frame.name ?? "");
+          send({
+            type: "result",
+            id: frame.id,
+            result: { content: [{ type: "text", text: `ran ${frame.name}` }] },
+          });
+        }
+      });
     });
-  });
+  await connect();
   return {
     calls,
-    sendTools: (tools: unknown[]) => send({ type: "tools", tools }),
-    close: () => ws.close(),
+    sendTools(next: unknown[]) {
+      tools = next;
+      send({ type: "tools", tools });
+    },
+    close() {
+      stopped = true;
+      ws.close();
+    },
   };
 }
 
