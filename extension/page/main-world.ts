@@ -8,8 +8,8 @@
 // by the extension behaves like a page with /bridge.js in every document, without including it anywhere.
 //
 // Only the top frame talks to the service worker (the ISOLATED-world script, and so the private port, runs
-// there only; content/page-channel.ts says why the page cannot forge that port). The top frame's script sends the
-// tab's whole tool list after every change: on the polyfill, RelayTools (frames.ts: its own tools, then the
+// there only; content/page-channel.ts says why the page cannot forge that port). The top frame's script sends
+// the tab's whole tool list after every change: on the polyfill, RelayTools (frames.ts: its own tools, then the
 // frames' tools exposed to the top's origin in tree order, each with its frameOrigin, a name the tab already
 // has skipped with a warning); on native, the registry (whose frame entries carry frameOrigin). It runs the
 // calls the service worker sends back (approved there first where they need it) through the same list, so a
