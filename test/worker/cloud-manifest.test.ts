@@ -14,6 +14,7 @@ import { searchTools, siteTools } from "../../src/worker/registry/search.js";
 import { getVerifiedSite, siteView } from "../../src/worker/registry/sites.js";
 import { SitePage } from "../../web/pages/site.js";
 import { signedInAccount } from "./account-helpers.js";
+import { withOwnerSections } from "./owner-sections.js";
 import { api, BASE, expectError, publish, tool, verifiedSite } from "./helpers.js";
 
 const db = () => database(env.DB);
@@ -402,7 +403,9 @@ describe("the views", () => {
       json: { publisherKey: key },
     });
     const path = `/sites/${encodeURIComponent(host)}`;
-    const mine = await (await SELF.fetch(BASE + path, { headers: { cookie: me.cookie } })).text();
+    const ownerPage = async () =>
+      withOwnerSections(await (await SELF.fetch(BASE + path, { headers: { cookie: me.cookie } })).text());
+    const mine = await ownerPage();
     expect(mine).toContain('id="cloud-switch"');
     expect(mine).toContain("Turn cloud runs off");
     expect(mine).toContain("list-cloudbooks.");
@@ -411,11 +414,12 @@ describe("the views", () => {
     expect(mine).toContain("/assets/site-owner.js");
     const other = await signedInAccount("Other");
     const theirs = await (await SELF.fetch(BASE + path, { headers: { cookie: other.cookie } })).text();
-    expect(theirs).not.toContain('id="cloud-switch"');
-    expect(await (await SELF.fetch(BASE + path)).text()).not.toContain('id="cloud-switch"');
+    expect(theirs).not.toContain('id="site-owner"');
+    expect(await withOwnerSections(theirs)).not.toContain('id="cloud-switch"');
+    expect(await (await SELF.fetch(BASE + path)).text()).not.toContain('id="site-owner"');
 
     await setCloud(host, { enabled: false }, me.headers);
-    const off = await (await SELF.fetch(BASE + path, { headers: { cookie: me.cookie } })).text();
+    const off = await ownerPage();
     expect(off).toContain("Turn cloud runs on");
     expect(off).not.toContain(endpoint(host));
   });
@@ -474,7 +478,9 @@ describe("the views", () => {
       now: Date.now(),
       owner: { flagged: ["list-cloudbooks"], stats, runs: false },
     });
-    const html = String(await (page as unknown as { toString(): Promise<string> }).toString());
+    const html = await withOwnerSections(
+      String(await (page as unknown as { toString(): Promise<string> }).toString()),
+    );
     expect(html).toContain('id="cloud-stats"');
     expect(html).toContain("timeout 1, budget 1");
     expect(html).toContain("4.2 s");

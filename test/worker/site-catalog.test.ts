@@ -9,6 +9,7 @@ import worker from "../../src/worker/index.js";
 import { CATALOG_MAX_BYTES } from "../../src/worker/registry/site-catalog.js";
 import { REVERIFY_CRON, REVERIFY_INTERVAL_MS } from "../../src/worker/registry/reverify.js";
 import { signedInAccount } from "./account-helpers.js";
+import { withOwnerSections } from "./owner-sections.js";
 import {
   api,
   BASE,
@@ -335,8 +336,9 @@ describe("the site page", () => {
     });
     await chooseSource(site.host, { url: `${site.origin}/docs/webmcp.json` }, me.headers);
     const path = `/sites/${encodeURIComponent(site.host)}`;
+    // As the browser shows it: the owner's sections built from the page's data (owner-sections.ts).
     const page = async (headers: Record<string, string> = {}) =>
-      (await SELF.fetch(BASE + path, { headers })).text();
+      withOwnerSections(await (await SELF.fetch(BASE + path, { headers })).text());
 
     const mine = await page({ cookie: me.cookie });
     expect(mine).toContain('id="manifest-source"');

@@ -1,12 +1,19 @@
-// Entry of /assets/site-owner.js: the owner's controls on their site's page (web/pages/site.tsx, shown only to
-// the signed-in account that owns the site). Turns cloud runs of the whole site off or on with
+// Entry of /assets/site-owner.js: the owner's sections of their site's page (web/pages/site.tsx, given only to
+// the signed-in account that owns the site). Builds them from the data the page holds (#site-owner's
+// data-view; web/shared/site-owner.ts), then makes them work: turns cloud runs of the whole site off or on with
 // PUT /api/sites/:host/cloud through the session, and says what changed in the section's live region. The
 // manifest source: PUT …/manifest-source with the chosen radio, POST …/manifest/refresh to pull now, and
 // POST …/catalog/refresh to read the site's ai-catalog.json again (the page reloads to list what it offers).
 import type { PublishResultView, SiteCatalogView, SiteCloudView } from "../../src/protocol/views.js";
+import { cloudSwitchText, siteOwnerSections, type SiteOwnerData } from "../shared/site-owner.js";
 import { api } from "./lib/api.js";
-import { $, messageOf } from "./lib/dom.js";
+import { $, messageOf, render } from "./lib/dom.js";
 
+const holder = $("site-owner");
+if (holder?.dataset.view) {
+  const view = JSON.parse(holder.dataset.view) as SiteOwnerData;
+  holder.replaceWith(...siteOwnerSections(view, Date.now()).map(render));
+}
 const button = $("cloud-switch");
 if (button instanceof HTMLButtonElement) setup(button);
 const sourceForm = $("source-form");
@@ -57,7 +64,7 @@ function setup(button: HTMLButtonElement): void {
   const status = $("cloud-status");
   const show = (enabled: boolean) => {
     button.dataset.enabled = String(enabled);
-    button.textContent = enabled ? "Turn cloud runs off" : "Turn cloud runs on";
+    button.textContent = cloudSwitchText(enabled);
     if (state) state.textContent = enabled ? "on" : "off";
   };
   button.addEventListener("click", async () => {

@@ -2,14 +2,13 @@
 // and a diff between any two versions (chosen with a plain GET form, so it works without JavaScript). Each
 // current tool's definition digest is listed (folded away: most readers need it only to compare or pin one).
 // Tools the hub runs with no tab open are named with the site's cloud endpoint; the signed-in owner also sees
-// the site's cloud switch (/assets/site-owner.js) and the runner's daily counts of cloud calls and failures,
-// and where a manifest refresh pulls from: /.well-known/webmcp.json or a WebMCP manifest the site's own
-// ai-catalog.json lists (registry/site-catalog.ts).
-import type { ToolView } from "../../src/worker/registry/search.js";
+// the site's cloud switch and the runner's daily counts of cloud calls and failures, and where a manifest
+// refresh pulls from: /.well-known/webmcp.json or a WebMCP manifest the site's own ai-catalog.json lists
+// (registry/site-catalog.ts). Those owner sections are built in the browser by /assets/site-owner.js from the
+// data the page holds (#site-owner; web/shared/site-owner.ts), so the Worker carries no markup of theirs.
+import type { ManifestVersionView, RegistryToolView } from "../../src/protocol/views.js";
 import type { SiteView } from "../../src/worker/registry/sites.js";
-import type { ManifestVersionView } from "../../src/worker/registry/manifests.js";
-import type { CloudDayStats } from "../../src/worker/registry/cloud-stats.js";
-import type { SiteCatalogView } from "../../src/protocol/views.js";
+import type { SiteOwnerData } from "../shared/site-owner.js";
 import type { PublicUsage } from "../../src/protocol/index.js";
 import { usageText } from "./tool.js";
 import {
@@ -48,7 +47,7 @@ export interface SiteDiff {
 
 export interface SiteProps {
   site: SiteView;
-  tools: ToolView[];
+  tools: RegistryToolView[];
   versions: VersionRow[];
   shown: ManifestVersionView | null;
   diff: SiteDiff | null;
@@ -60,16 +59,8 @@ export interface SiteProps {
   usage?: PublicUsage | undefined;
 }
 
-export interface SiteOwnerView {
-  /** Current tools whose manifest entry says `"cloud": true`. */
-  flagged: string[];
-  /** The runner's counts, newest day first; null when they cannot be read now. */
-  stats: CloudDayStats[] | null;
-  /** False when cloud runs are off for the whole hub. */
-  runs: boolean;
-  /** The site's ai-catalog.json as last read and the chosen manifest source. */
-  catalog?: SiteCatalogView | undefined;
-}
+/** The owner's sections' data (web/shared/site-owner.ts), but for what the site's view says already. */
+export type SiteOwnerView = Omit<SiteOwnerData, "host" | "cloudEnabled">;
 
 export function SitePage(p: SiteProps) {
   const s = p.site;
@@ -207,8 +198,16 @@ export function SitePage(p: SiteProps) {
 
       {canAdd ? <AddToChannel site={s} tools={p.tools} choose /> : null}
 
-      {p.owner ? <CloudRuns site={s} owner={p.owner} /> : null}
-      {p.owner?.catalog ? <ManifestSource view={p.owner.catalog} now={p.now} /> : null}
+      {p.owner ? (
+        <div
+          id="site-owner"
+          data-view={JSON.stringify({ ...p.owner, host: s.host, cloudEnabled: s.cloudEnabled })}
+        >
+          <noscript>
+            <p class="alert info">Your site's cloud runs and manifest source show here with JavaScript on.</p>
+          </noscript>
+        </div>
+      ) : null}
 
       {p.versions.length ? (
         <section aria-labelledby="history-title">
@@ -312,172 +311,6 @@ export function SitePage(p: SiteProps) {
         </section>
       ) : null}
     </Layout>
-  );
-}
-
-/** The owner's cloud section: the site's switch, which tools say `"cloud": true`, and the daily counts. */
-function CloudRuns(props: { site: SiteView; owner: SiteOwnerView }) {
-  const { site, owner } = props;
-  const on = site.cloudEnabled;
-  return (
-    <section aria-labelledby="cloud-title" class="panel" id="cloud-runs">
-      <h2 id="cloud-title">Cloud runs</h2>
-      <p>
-        Cloud runs for this site are <strong id="cloud-state">{on ? "on" : "off"}</strong>.{" "}
-        {owner.flagged.length
-          ? `${plural(owner.flagged.length, "tool")} of the current manifest ${owner.flagged.length === 1 ? "says" : "say"} "cloud": true: ${owner.flagged.join(", ")}.`
-          : 'No tool of the current manifest says "cloud": true.'}{" "}
-        While on, the hub may run them with no tab open; off stops every cloud run of the site at once.
-      </p>
-      {owner.runs ? null : <Notice kind="info">Cloud runs are off on this hub for now.</Notice>}
-      <p>
-        <button
-          type="button"
-          class="btn"
-          id="cloud-switch"
-          data-host={site.host}
-          data-enabled={String(on)}
-          disabled
-          data-needs-js
-        >
-          {on ? "Turn cloud runs off" : "Turn cloud runs on"}
-        </button>
-      </p>
-      <p id="cloud-status" class="meta" role="status"></p>
-      <h3>Cloud calls, last 7 days</h3>
-      {owner.stats === null ? (
-        <p class="muted">The counts of cloud calls are not available right now.</p>
-      ) : owner.stats.length === 0 || owner.stats.every((d) => d.calls === 0) ? (
-        <p class="muted">No cloud calls in the last 7 days.</p>
-      ) : (
-        <div class="table-wrap">
-          <table class="data stack" id="cloud-stats">
-            <caption class="sr-only">Cloud calls per day, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Day</th>
-                <th scope="col">Calls</th>
-                <th scope="col">Succeeded</th>
-                <th scope="col">Failures</th>
-                <th scope="col">Browser time</th>
-              </tr>
-            </thead>
-            <tbody>
-              {owner.stats.map((d) => (
-                <tr>
-                  <th scope="row" data-label="Day">
-                    {d.day}
-                  </th>
-                  <td data-label="Calls">{d.calls}</td>
-                  <td data-label="Succeeded">{d.ok}</td>
-                  <td data-label="Failures">
-                    {Object.entries(d.failures)
-                      .filter(([, n]) => n > 0)
-                      .map(([kind, n]) => `${kind} ${n}`)
-                      .join(", ") || "none"}
-                  </td>
-                  <td data-label="Browser time">{(d.browserMs / 1000).toFixed(1)} s</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-    </section>
-  );
-}
-
-/** The owner's choice of manifest source among /.well-known/webmcp.json and their catalog's WebMCP entries. */
-function ManifestSource(props: { view: SiteCatalogView; now: number }) {
-  const { manifestSource: chosen, catalog, host } = props.view;
-  const sources = catalog.entries.filter((e) => e.kind === "webmcp");
-  const servers = catalog.entries.filter((e) => e.kind === "mcp");
-  const path = (url: string) => new URL(url).pathname;
-  return (
-    <section aria-labelledby="source-title" class="panel" id="manifest-source">
-      <h2 id="source-title">Manifest source</h2>
-      <p>
-        Where the hub pulls your manifest from when you refresh it: <code>/.well-known/webmcp.json</code>, or
-        a WebMCP manifest your <a href={catalog.url}>/.well-known/ai-catalog.json</a> lists. The catalog was{" "}
-        {catalog.checkedAt ? (
-          <>
-            read <Ago iso={catalog.checkedAt} now={props.now} />
-          </>
-        ) : (
-          "not read yet"
-        )}
-        {catalog.checkedAt && !catalog.error && !catalog.entries.length && !catalog.ignored.length
-          ? ": it lists no WebMCP manifest."
-          : "."}
-      </p>
-      {catalog.error ? (
-        <Notice kind="error">Your ai-catalog.json could not be used: {catalog.error}</Notice>
-      ) : null}
-      {chosen && !sources.some((e) => e.url === chosen) ? (
-        <Notice kind="info">
-          Your chosen source {chosen} is no longer in your catalog; refreshes pull from it until you choose
-          another.
-        </Notice>
-      ) : null}
-      <form id="source-form" class="stack" data-host={host}>
-        <fieldset>
-          <legend>Pull the manifest from</legend>
-          <div class="field check">
-            <input type="radio" id="source-default" name="source" value="" checked={!chosen} />
-            <label for="source-default">
-              <code>/.well-known/webmcp.json</code> (default)
-            </label>
-          </div>
-          {sources.map((e, i) => (
-            <div class="field check">
-              <input type="radio" id={`source-${i}`} name="source" value={e.url} checked={chosen === e.url} />
-              <label for={`source-${i}`}>
-                <code>{path(e.url)}</code>
-                {e.displayName ? ` ${e.displayName}` : ""}
-                {e.version ? ` (version ${e.version})` : ""}
-              </label>
-            </div>
-          ))}
-        </fieldset>
-        <p class="actions">
-          <button type="submit" class="btn small" disabled data-needs-js>
-            Use this source
-          </button>{" "}
-          <button type="button" class="btn small" id="manifest-pull" disabled data-needs-js>
-            Pull the manifest now
-          </button>{" "}
-          <button type="button" class="btn small" id="catalog-read" disabled data-needs-js>
-            Read my ai-catalog.json now
-          </button>
-        </p>
-        <p id="source-status" class="meta" role="status"></p>
-      </form>
-      {servers.length ? (
-        <>
-          <h3>MCP servers in your catalog</h3>
-          <ul>
-            {servers.map((e) => (
-              <li>
-                <code>{path(e.url)}</code> {e.displayName ?? e.identifier} ({e.type}): not a manifest source.
-                It describes a remote MCP server, not the WebMCP tools of your pages.
-              </li>
-            ))}
-          </ul>
-        </>
-      ) : null}
-      {catalog.ignored.length ? (
-        <details>
-          <summary>{plural(catalog.ignored.length, "catalog entry", "catalog entries")} not used</summary>
-          <ul>
-            {catalog.ignored.map((e) => (
-              <li>
-                <code>{e.identifier}</code>: {e.reason}
-              </li>
-            ))}
-          </ul>
-        </details>
-      ) : null}
-    </section>
   );
 }
 

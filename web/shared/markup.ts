@@ -12,7 +12,12 @@ export interface MarkupElement {
   children: Array<MarkupElement | string>;
 }
 
-const el = (tag: string, attrs: MarkupAttrs, ...children: Array<MarkupElement | string>): MarkupElement => ({
+/** An element of this tree. */
+export const el = (
+  tag: string,
+  attrs: MarkupAttrs,
+  ...children: Array<MarkupElement | string>
+): MarkupElement => ({
   tag,
   attrs,
   children,
