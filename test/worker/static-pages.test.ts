@@ -5,7 +5,7 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { STATIC_BODIES, renderFragments } from "../../web/pages/static-bodies.js";
-import { fillFragment, placeholder } from "../../web/pages/static-pages.js";
+import { fillFragment, placeholder, type StaticPageName } from "../../web/pages/static-pages.js";
 
 const HUB = "http://127.0.0.1:8787";
 /** The values of the other pages, empty. */
@@ -25,6 +25,9 @@ const NO_SIGNIN = {
   handle: "",
   params: "",
   denyUrl: "",
+  detail: "",
+  errorCode: "",
+  clientId: "",
 };
 
 async function rendered(node: unknown): Promise<string> {
@@ -120,7 +123,7 @@ describe("static pages", () => {
     ).toBe(`<h1>${placeholder("params")}</h1><form><input name="a"></form>`);
   });
 
-  it("render the account and consent pages as their bodies rendered directly, hostile text escaped", async () => {
+  it("render the account, consent and authorize problem pages as their bodies rendered directly, hostile text escaped", async () => {
     const fragments = await renderFragments();
     const hostile = `"><img src=x onerror=alert(1)>'&`;
     const values = {
@@ -141,8 +144,21 @@ describe("static pages", () => {
       handle: `h${hostile}`,
       params: '<input type="hidden" name="client_id" value="x">',
       denyUrl: `https://app.example/cb?error=access_denied&state=${hostile}`,
+      detail: `Bad ${hostile}`,
+      errorCode: `invalid_request${hostile}`,
+      clientId: `https://app.example/client${hostile}`,
     };
-    for (const name of ["account", "consent", "channel-picker", "channels"] as const) {
+    const problems = (Object.keys(fragments) as StaticPageName[]).filter((name) =>
+      name.startsWith("authorize-"),
+    );
+    expect(problems).toHaveLength(10);
+    for (const name of [
+      "account",
+      "consent",
+      "channel-picker",
+      "channels",
+      ...problems,
+    ] satisfies StaticPageName[]) {
       const filled = fillFragment(fragments[name], values);
       expect(filled, name).toBe(await rendered(STATIC_BODIES[name](values)));
       expect(filled, name).not.toContain("<img src=x");

@@ -1,12 +1,11 @@
-// The OAuth authorize pages (src/worker/oauth/routes.ts): the consent page (Allow / Deny), the channel picker
-// when the client named no channel, and the problems shown here instead of redirecting. Plain forms: they
-// work without JavaScript and by keyboard. Everything the client chose (its name, domain, redirect host) is
+// The OAuth authorize pages (src/worker/oauth/routes.ts): the consent page (Allow / Deny) and the channel
+// picker when the client named no channel (the problems shown instead of redirecting: authorize-problems.tsx).
+// Plain forms: they work without JavaScript and by keyboard. Everything the client chose (its name, domain, redirect host) is
 // text, escaped by JSX; its name arrives cleaned of bidi and control characters (oauth/routes.tsx), and the
 // page says it is the app's own claim. The consent page and the picker are static pages (static-pages.tsx): the
 // Worker fills in the request's values, escaped, and renders only the parts that vary in shape.
 import type { Child } from "hono/jsx";
 import { Notice } from "./components.js";
-import { Layout } from "./layout.js";
 
 export interface ConsentClient {
   clientName: string;
@@ -168,31 +167,5 @@ export function ChannelPickerBody(
         </form>
       </section>
     </>
-  );
-}
-
-/** A request the hub answers here rather than at the app: it cannot go on, and says why and what to do. */
-export function AuthorizeProblemPage(props: {
-  title: string;
-  children: Child;
-  /** Back to the app with access_denied, when the request itself was valid. */
-  denyUrl?: string | undefined;
-}) {
-  return (
-    <Layout title={props.title} section="channels">
-      <header class="page-head">
-        <h1>{props.title}</h1>
-      </header>
-      <section class="panel" id="authorize-problem">
-        {props.children}
-        {props.denyUrl ? (
-          <p class="actions">
-            <a class="btn" href={props.denyUrl} id="problem-deny">
-              Return to the app without access
-            </a>
-          </p>
-        ) : null}
-      </section>
-    </Layout>
   );
 }

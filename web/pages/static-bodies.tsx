@@ -8,9 +8,19 @@ import { AnalyticsBody } from "./analytics.js";
 import { ChannelConsoleBody, ChannelsBody } from "./channels.js";
 import { AccountBody } from "./account.js";
 import { ChannelPickerBody, ConsentBody } from "./consent.js";
+import { AuthorizeProblemBody } from "./authorize-problems.js";
 import { DocsBody } from "./docs.js";
 import { PublishBody } from "./publish.js";
-import { placeholder, type StaticPageName, type StaticPageVars } from "./static-pages.js";
+import {
+  placeholder,
+  type AuthorizeProblem,
+  type StaticPageName,
+  type StaticPageVars,
+} from "./static-pages.js";
+
+const problem = (name: AuthorizeProblem) => (vars: Required<StaticPageVars>) => (
+  <AuthorizeProblemBody problem={name} vars={vars} />
+);
 
 export const STATIC_BODIES: Record<StaticPageName, (vars: Required<StaticPageVars>) => Child> = {
   docs: ({ hub }) => <DocsBody hub={hub} />,
@@ -32,6 +42,16 @@ export const STATIC_BODIES: Record<StaticPageName, (vars: Required<StaticPageVar
       channels={raw(v.channels)}
     />
   ),
+  "authorize-invalid": problem("authorize-invalid"),
+  "authorize-unreadable-client": problem("authorize-unreadable-client"),
+  "authorize-refused-client": problem("authorize-refused-client"),
+  "authorize-no-channel": problem("authorize-no-channel"),
+  "authorize-unclaimed": problem("authorize-unclaimed"),
+  "authorize-not-yours": problem("authorize-not-yours"),
+  "authorize-signed-out": problem("authorize-signed-out"),
+  "authorize-unreadable": problem("authorize-unreadable"),
+  "authorize-expired": problem("authorize-expired"),
+  "authorize-not-grantable": problem("authorize-not-grantable"),
   signin: ({ returnTo, reason, ipNotice }) => (
     <SignInBody returnTo={returnTo} reason={raw(reason)} ipNotice={raw(ipNotice)} />
   ),
@@ -59,6 +79,9 @@ export async function renderFragments(): Promise<Record<StaticPageName, string>>
     handle: placeholder("handle"),
     params: placeholder("params"),
     denyUrl: placeholder("denyUrl"),
+    detail: placeholder("detail"),
+    errorCode: placeholder("errorCode"),
+    clientId: placeholder("clientId"),
   };
   const out = {} as Record<StaticPageName, string>;
   for (const [name, body] of Object.entries(STATIC_BODIES) as Array<

@@ -19,14 +19,28 @@ export type StaticPageName =
   | "channels"
   | "account"
   | "consent"
-  | "channel-picker";
+  | "channel-picker"
+  | AuthorizeProblem;
+/** The OAuth authorize endpoint's problem pages (authorize-problems.tsx). */
+export type AuthorizeProblem =
+  | "authorize-invalid"
+  | "authorize-unreadable-client"
+  | "authorize-refused-client"
+  | "authorize-no-channel"
+  | "authorize-unclaimed"
+  | "authorize-not-yours"
+  | "authorize-signed-out"
+  | "authorize-unreadable"
+  | "authorize-expired"
+  | "authorize-not-grantable";
 /**
  * `signedIn`: "true" or "false", whether the request came with an account's session (the console offers to
  * claim). `returnTo`: where /signin goes back to. `reason`, `ipNotice` and `channels`: markup the Worker
  * rendered itself (the sign-in page's notices, the extension page's channel list), put in as is — never a
  * request's text unescaped. The account page: `name` (the account's), `channels`, `sites`, `passkeys` (its
  * lists). The consent pages: `clientName`, `redirectHost`, `channelName`, `handle`, `denyUrl` (text), and
- * `clientDomain`, `loopback`, `params`, `channels` (markup).
+ * `clientDomain`, `loopback`, `params`, `channels` (markup). The authorize problems: those, and `detail`,
+ * `errorCode`, `clientId` (text: the error's description and code, the app's client id).
  */
 export type StaticPageVars = {
   hub: string;
@@ -48,6 +62,9 @@ export type StaticPageVars = {
   handle?: string;
   params?: string;
   denyUrl?: string;
+  detail?: string;
+  errorCode?: string;
+  clientId?: string;
 };
 /** The values that are markup, not text: filled in without escaping. */
 const MARKUP: ReadonlySet<keyof StaticPageVars> = new Set([
@@ -114,6 +131,16 @@ const LAYOUTS = {
     description: "An app asks to use one of your channels.",
     section: "channels",
   },
+  "authorize-invalid": { title: "This app's request cannot be used", section: "channels" },
+  "authorize-unreadable-client": { title: "This app could not be verified", section: "channels" },
+  "authorize-refused-client": { title: "This app could not be verified", section: "channels" },
+  "authorize-no-channel": { title: "You have no channel yet", section: "channels" },
+  "authorize-unclaimed": { title: "Claim this channel first", section: "channels" },
+  "authorize-not-yours": { title: "This channel belongs to another account", section: "channels" },
+  "authorize-signed-out": { title: "Sign in again", section: "channels" },
+  "authorize-unreadable": { title: "This decision could not be read", section: "channels" },
+  "authorize-expired": { title: "This page has expired", section: "channels" },
+  "authorize-not-grantable": { title: "You cannot grant this channel", section: "channels" },
   signin: {
     title: "Sign in",
     description: "Sign in to webmcp-hub with a passkey.",
@@ -121,6 +148,9 @@ const LAYOUTS = {
     scripts: ["account"],
   },
 } as const;
+
+/** A static page's title (its layout's), for a body that repeats it. */
+export const pageTitle = (name: StaticPageName): string => LAYOUTS[name].title;
 
 const ESCAPES: Record<string, string> = {
   "&": "&amp;",

@@ -22,13 +22,17 @@ import { currentAccount } from "../accounts/session.js";
 import { accountChannels } from "../accounts/ownership.js";
 import { CspNonce } from "../../../web/pages/layout.js";
 import {
-  AuthorizeProblemPage,
   ClientFactSlots,
   PickerChannels,
   PickerParams,
   type ConsentClient,
 } from "../../../web/pages/consent.js";
-import { markup, staticPage } from "../../../web/pages/static-pages.js";
+import {
+  markup,
+  staticPage,
+  type AuthorizeProblem,
+  type StaticPageVars,
+} from "../../../web/pages/static-pages.js";
 import {
   AS_METADATA_PATH,
   AUTHORIZE_PATH,
@@ -218,39 +222,23 @@ oauthRoutes.on(["POST", "OPTIONS", "GET"], REGISTER_PATH, libraryEndpoint);
 
 // --- authorize ------------------------------------------------------------------------------------------
 
-function problem(c: AppContext, status: ContentfulStatusCode, title: string, body: Child, denyUrl?: string) {
-  return renderPage(
-    c,
-    <AuthorizeProblemPage title={title} denyUrl={denyUrl}>
-      {body}
-    </AuthorizeProblemPage>,
-    status,
-  );
+/** A problem page (web/pages/authorize-problems.tsx) with the request's values. */
+async function problem(
+  c: AppContext,
+  status: ContentfulStatusCode,
+  name: AuthorizeProblem,
+  vars: Omit<StaticPageVars, "hub"> = {},
+) {
+  return renderPage(c, await staticPage(c.env.ASSETS, name, { hub: hubOf(c), ...vars }), status);
 }
 
 /** Errors of the authorize endpoint: back to the client only once it and its redirect URI are validated. */
 function authorizeFailure(c: AppContext, e: unknown): Response | Promise<Response> {
   if (e instanceof AuthorizationError && e.redirectTo) return c.redirect(e.redirectTo, 302);
   if (e instanceof AuthorizationError)
-    return problem(
-      c,
-      400,
-      "This app's request cannot be used",
-      <p>
-        {e.description} ({e.code}). The app sent a request the hub cannot answer; nothing was granted. Try
-        connecting again from the app, or tell its makers.
-      </p>,
-    );
+    return problem(c, 400, "authorize-invalid", { detail: e.description, errorCode: e.code });
   if (e instanceof CimdFetchError)
-    return problem(
-      c,
-      400,
-      "This app could not be verified",
-      <p>
-        The app names itself by a web address (<code>{e.metadataUrl}</code>) whose description could not be
-        read or is not valid, so the hub cannot tell who it is. Nothing was granted.
-      </p>,
-    );
+    return problem(c, 400, "authorize-unreadable-client", { clientId: e.metadataUrl });
   throw e;
 }
 
@@ -294,16 +282,7 @@ async function metadataDocumentGate(
 ): Promise<Response | null> {
   if (!isMetadataDocumentId(clientId)) return null;
   const refused = metadataDocumentRefusal(c, clientId);
-  if (refused)
-    return problem(
-      c,
-      400,
-      "This app could not be verified",
-      <p>
-        The app names itself by a web address (<code>{clientId}</code>) that the hub does not read:{" "}
-        {refused.message} Nothing was fetched and nothing was granted.
-      </p>,
-    );
+  if (refused) return problem(c, 400, "authorize-refused-client", { clientId, detail: refused.message });
   // Over the limit: the app's error handler answers 429 with Retry-After.
   const address = requestClientKey(c.req.raw.headers);
   const what = "apps looked up from your account or address";
@@ -350,17 +329,7 @@ oauthRoutes.get(AUTHORIZE_PATH, async (c) => {
   const denyUrl = authorizationErrorRedirect(request, "access_denied");
   if (named.length === 0) {
     if (owned.length === 0)
-      return problem(
-        c,
-        200,
-        "You have no channel yet",
-        <p>
-          {client.clientName} asks to use one of your channels, and your account has none. Create one on the{" "}
-          <a href="/channels">Channels</a> page (or claim one you made before on{" "}
-          <a href="/account">your account</a>), then connect again from the app.
-        </p>,
-        denyUrl,
-      );
+      return problem(c, 200, "authorize-no-channel", { clientName: client.clientName, denyUrl });
     const params = [...url.searchParams].filter(([name]) => name !== "resource");
     const choices = owned.map((ch) => ({ id: ch.id, name: ch.name, resource: channelResource(hub, ch.id) }));
     return renderPage(
@@ -378,28 +347,17 @@ oauthRoutes.get(AUTHORIZE_PATH, async (c) => {
   const channel = id ? await channelRow(c, id) : null;
   if (!channel) return c.redirect(authorizationErrorRedirect(request, "invalid_target"), 302);
   if (channel.accountId === null)
-    return problem(
-      c,
-      200,
-      "Claim this channel first",
-      <p>
-        {client.clientName} asks to use channel <strong>{channel.name}</strong>, which no account owns yet.
-        Only the account that owns a channel can let apps use it. Claim it with its owner key (
-        <code>who_…</code>) on <a href="/account">your account</a> page, then connect again from the app.
-      </p>,
+    return problem(c, 200, "authorize-unclaimed", {
+      clientName: client.clientName,
+      channelName: channel.name,
       denyUrl,
-    );
+    });
   if (channel.accountId !== account.id)
-    return problem(
-      c,
-      403,
-      "This channel belongs to another account",
-      <p>
-        {client.clientName} asks to use a channel that your account ({account.displayName}) does not own. Sign
-        in with the account that owns it, or use one of your own channels' MCP URLs.
-      </p>,
+    return problem(c, 403, "authorize-not-yours", {
+      clientName: client.clientName,
+      name: account.displayName,
       denyUrl,
-    );
+    });
   const consent = await oauth.beginConsent(request);
   return renderPage(
     c,
@@ -426,38 +384,14 @@ oauthRoutes.post(AUTHORIZE_PATH, async (c) => {
       `A consent decision must come from ${hub}'s own page; this request comes from ${origin ? `another origin (${origin})` : "no Origin"}.`,
     );
   const account = await currentAccount(c);
-  if (!account)
-    return problem(
-      c,
-      401,
-      "Sign in again",
-      <p>Your session ended before you decided. Nothing was granted; connect again from the app.</p>,
-    );
+  if (!account) return problem(c, 401, "authorize-signed-out");
   // The consent page posts a form; anything else (JSON, text, no body) is a client's mistake, not a 500.
   const form = await c.req.formData().catch(() => null);
-  if (!form)
-    return problem(
-      c,
-      400,
-      "This decision could not be read",
-      <p>
-        A decision must be the hub's consent form (<code>application/x-www-form-urlencoded</code>). Nothing
-        was granted; use Allow or Deny on the consent page.
-      </p>,
-    );
+  if (!form) return problem(c, 400, "authorize-unreadable");
   const handle = form.get("handle");
   const decision = form.get("decision");
   const oauth = authorizationServer(hub, []).getOAuthApi(c.env);
-  const expired = () =>
-    problem(
-      c,
-      400,
-      "This page has expired",
-      <p>
-        This consent page was already used, is older than ten minutes, or was opened in another browser.
-        Nothing was granted; connect again from the app.
-      </p>,
-    );
+  const expired = () => problem(c, 400, "authorize-expired");
   if (typeof handle !== "string" || handle.length === 0 || handle.length > 512) return expired();
   try {
     if (decision !== "approve") {
@@ -468,16 +402,9 @@ oauthRoutes.post(AUTHORIZE_PATH, async (c) => {
     const id = approved.request.resource ? channelIdOfResource(hub, approved.request.resource) : null;
     const channel = id ? await channelRow(c, id) : null;
     if (!channel || channel.accountId !== account.id) {
-      return problem(
-        c,
-        403,
-        "You cannot grant this channel",
-        <p>
-          Only the account that owns a channel can let an app use it, and this one is not yours (any more).
-          Nothing was granted.
-        </p>,
-        authorizationErrorRedirect(approved.request, "access_denied"),
-      );
+      return problem(c, 403, "authorize-not-grantable", {
+        denyUrl: authorizationErrorRedirect(approved.request, "access_denied"),
+      });
     }
     const resource = channelResource(hub, channel.id);
     const completing = authorizationServer(hub, [resource]).getOAuthApi(c.env);
