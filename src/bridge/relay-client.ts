@@ -13,21 +13,14 @@ import { readVerification } from "../protocol/verification-text.js";
 import { widgetRoot, type BridgeUi } from "./ui-loader.js";
 import { alwaysKey, forgetStored, pairingKey, parsePairing, readStored, type Pairing } from "./pairing.js";
 import type { ToolRegistry } from "./registry.js";
-import {
-  CLOSE_ORIGIN_REFUSED,
-  CLOSE_TOKEN_REFUSED,
-  backoffMs,
-  frameText,
-  toolsFrameText,
-} from "./relay-frames.js";
+import { CLOSE_CODES, RELAY_SUBPROTOCOL } from "../protocol/relay-socket.js";
+import { backoffMs, frameText, toolsFrameText } from "./relay-frames.js";
 import { errorResult, messageOf, runTool } from "./results.js";
 
 /** "extension": the webmcp-hub browser extension relays this page (extension-mark.ts), so this client never
  *  connects: one relay per tab. */
 export type HubStatus = "unpaired" | "connecting" | "connected" | "extension";
 
-export { RELAY_SUBPROTOCOL } from "./relay-frames.js";
-import { RELAY_SUBPROTOCOL } from "./relay-frames.js";
 export const BRIDGE_VERSION = "bridge/0.1.0";
 
 export interface RelayClientOptions {
@@ -207,9 +200,9 @@ export class RelayClient {
 
   private async closed(code: number, opened: boolean): Promise<void> {
     const pairing = this.pairing;
-    if (code === CLOSE_TOKEN_REFUSED)
+    if (code === CLOSE_CODES.unauthorized)
       return this.forget("This tab's access to the channel was revoked. Pair again.");
-    if (code === CLOSE_ORIGIN_REFUSED)
+    if (code === CLOSE_CODES.forbidden)
       return this.forget(
         "The hub does not accept this pairing from this page's origin. Pair this tab again.",
       );
@@ -244,7 +237,7 @@ export class RelayClient {
     const ws = this.ws;
     this.ws = null;
     this.welcomed = false;
-    ws?.close(1000, "bye");
+    ws?.close(CLOSE_CODES.normal, "bye");
   }
 
   private forget(problem: string): void {

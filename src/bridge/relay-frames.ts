@@ -1,22 +1,16 @@
 // The provider's side of the relay frames, shared by /bridge.js (relay-client.ts, one socket per tab) and the
 // extension's service worker (one socket per shared tab): registered tools as the hub's ToolDescriptors,
-// within the hub's limits, and result frames that never exceed the frame limit. Values mirror LIMITS and
-// TOOL_NAME_PATTERN in src/protocol (values only: the bridge imports no zod; the hub re-validates every frame).
+// within the hub's limits, and result frames that never exceed the frame limit. The limits and the name
+// pattern come from src/protocol's zod-free modules (the bridge bundles no zod; the hub re-validates every frame).
 import type { LiveTool, ProviderFrame, ToolsFrame } from "../protocol/frames.js";
+import { LIMITS } from "../protocol/limits.js";
 import { exceedsUtf8Bytes, utf8ByteLength } from "../protocol/measure.js";
+import { TOOL_NAME_PATTERN } from "../protocol/names.js";
 import type { ToolAnnotations } from "../protocol/tool.js";
 import { errorResult } from "./results.js";
 
-export const RELAY_SUBPROTOCOL = "webmcp-hub.v1";
-/** Close code the hub uses for a provider token that is unknown, revoked or expired. */
-export const CLOSE_TOKEN_REFUSED = 4001;
-/** Close code the hub uses when the token may not be used from this Origin (or for that tab origin). */
-export const CLOSE_ORIGIN_REFUSED = 4003;
-export const MAX_TOOLS = 256;
-export const MAX_FRAME_BYTES = 1024 * 1024;
-const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
-const DESCRIPTION_MAX = 4096;
-const TITLE_MAX = 256;
+const MAX_TOOLS = LIMITS.toolsPerProvider;
+const MAX_FRAME_BYTES = LIMITS.frameBytes;
 const HINTS = [
   "readOnlyHint",
   "destructiveHint",
@@ -40,7 +34,11 @@ export interface ToolDefinition {
 
 /** A tool as the hub's ToolDescriptor, or null when the hub would refuse it (name or description). */
 export function toDescriptor(tool: ToolDefinition): LiveTool | null {
-  if (!TOOL_NAME.test(tool.name) || !tool.description || tool.description.length > DESCRIPTION_MAX)
+  if (
+    !TOOL_NAME_PATTERN.test(tool.name) ||
+    !tool.description ||
+    tool.description.length > LIMITS.descriptionMax
+  )
     return null;
   const annotations: ToolAnnotations = {};
   for (const hint of HINTS) {
@@ -49,7 +47,7 @@ export function toDescriptor(tool: ToolDefinition): LiveTool | null {
   }
   return {
     name: tool.name,
-    ...(tool.title ? { title: tool.title.slice(0, TITLE_MAX) } : {}),
+    ...(tool.title ? { title: tool.title.slice(0, LIMITS.titleMax) } : {}),
     description: tool.description,
     inputSchema: tool.inputSchema,
     ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
@@ -127,3 +125,9 @@ export function backoffMs(attempt: number): number {
   const base = Math.min(30_000, 500 * 2 ** attempt);
   return base / 2 + (Math.random() * base) / 2;
 }
+
+// Transitional: the extension still imports these names from here until it imports protocol/relay-socket.ts.
+export { RELAY_SUBPROTOCOL } from "../protocol/relay-socket.js";
+import { CLOSE_CODES } from "../protocol/relay-socket.js";
+export const CLOSE_TOKEN_REFUSED = CLOSE_CODES.unauthorized;
+export const CLOSE_ORIGIN_REFUSED = CLOSE_CODES.forbidden;

@@ -149,6 +149,3 @@ export const HubFrameSchema = z.discriminatedUnion("type", [
 export type HubFrame = z.infer<typeof HubFrameSchema>;
 export type CallFrame = z.infer<typeof CallFrameSchema>;
 export type CancelFrame = z.infer<typeof CancelFrameSchema>;
-
-/** The WebSocket subprotocol that carries a provider token (`Sec-WebSocket-Protocol: webmcp-hub.v1, whr_…`). */
-export const RELAY_SUBPROTOCOL = "webmcp-hub.v1";

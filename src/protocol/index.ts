@@ -10,6 +10,7 @@ export * from "./measure.js";
 export * from "./api.js";
 export * from "./results.js";
 export * from "./frames.js";
+export * from "./relay-socket.js";
 export * from "./control-frames.js";
 export * from "./verification.js";
 export * from "./channels.js";

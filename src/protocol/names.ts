@@ -1,15 +1,9 @@
 // Tool-name rules: MCP's `[A-Za-z0-9_.-]{1,128}`, and the stricter `[A-Za-z0-9_-]{1,64}` some clients need.
-import * as z from "zod";
+// No zod here, so /bridge.js checks names with the same pattern as the hub's ToolNameSchema (tool.ts).
 import { LIMITS } from "./limits.js";
 
-export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+export const TOOL_NAME_PATTERN = new RegExp(`^[A-Za-z0-9_.-]{1,${LIMITS.toolNameMax}}$`);
 export const STRICT_TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
-
-export const ToolNameSchema = z
-  .string()
-  .min(1, "a tool name cannot be empty")
-  .max(LIMITS.toolNameMax, `a tool name has at most ${LIMITS.toolNameMax} characters`)
-  .regex(TOOL_NAME_PATTERN, "a tool name may use only letters, digits, '_', '-' and '.'");
 
 /**
  * Rewrites a name so it fits `[A-Za-z0-9_-]{1,max}`: forbidden characters become `_`, and an over-long

@@ -1,7 +1,7 @@
 // ToolDescriptor: one tool as a page, a sidecar or a manifest describes it (MCP shape + WebMCP hints).
 import * as z from "zod";
 import { LIMITS } from "./limits.js";
-import { ToolNameSchema } from "./names.js";
+import { TOOL_NAME_PATTERN } from "./names.js";
 
 /** A hint given as a boolean, or as the strings "true" / "false" some WebMCP docs use; stored as a boolean. */
 export const HintSchema = z
@@ -30,6 +30,12 @@ export const EMPTY_INPUT_SCHEMA: JsonSchemaObject = Object.freeze({ type: "objec
 /** The `_meta` key under which a tool agents see names where it runs (a tab, the sidecar, the registry, the
  *  cloud) and, for a tab, its origin. */
 export const META_PROVIDER = "webmcp-hub/provider";
+
+export const ToolNameSchema = z
+  .string()
+  .min(1, "a tool name cannot be empty")
+  .max(LIMITS.toolNameMax, `a tool name has at most ${LIMITS.toolNameMax} characters`)
+  .regex(TOOL_NAME_PATTERN, "a tool name may use only letters, digits, '_', '-' and '.'");
 
 export const ToolDescriptorSchema = z.object({
   name: ToolNameSchema,

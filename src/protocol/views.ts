@@ -1,8 +1,11 @@
 // The REST answers the dashboard's browser scripts (web/client) read, as types. Types only: importing this
-// costs a browser bundle nothing. test/worker/views.typecheck.ts proves the Worker's answers match them.
+// costs a browser bundle nothing. The Worker's functions that build these answers are declared to return them.
+import type { ExportFormat } from "./api.js";
 import type { AuditStatus } from "./channels.js";
 import type { ProviderKind } from "./frames.js";
 import type { Manifest } from "./manifest.js";
+import type { JsonSchemaObject, ToolAnnotations } from "./tool.js";
+import type { PublicUsage } from "./usage.js";
 import type { ToolVerification, VerificationPolicy, VerificationStatus } from "./verification.js";
 import type { CallToolResult } from "./results.js";
 import type { DefinitionFinding } from "./tool-checks.js";
@@ -204,10 +207,14 @@ export interface PublishResultView {
   sha256: string;
   toolCount: number;
   publishedAt: string;
+  /** True when the manifest equals the current version: nothing new was stored. */
   unchanged: boolean;
   /** The definition checks' warnings ({path, code, message}); the manifest was published anyway. */
   warnings: DefinitionFinding[];
 }
+
+/** How a manifest version reached the hub: the publish API, a refresh from the site, or the seed. */
+export type ManifestSource = "api" | "refresh" | "seed";
 
 /** GET /api/sites/:host/manifest */
 export interface ManifestVersionView {
@@ -215,10 +222,11 @@ export interface ManifestVersionView {
   version: number;
   publishedAt: string;
   sha256: string;
+  source: ManifestSource;
   toolCount: number;
   current: boolean;
   manifest: Manifest;
-  /** Each tool's definition digest in this version, by tool name. */
+  /** Each tool's definition digest in this version, by tool name (derived from the stored manifest). */
   digests: Record<string, string>;
 }
 
@@ -233,18 +241,19 @@ export interface RegistryToolView {
   title: string | null;
   description: string;
   readOnly: boolean;
-  annotations: Record<string, unknown>;
-  inputSchema: Record<string, unknown>;
-  outputSchema: Record<string, unknown> | null;
+  annotations: ToolAnnotations;
+  inputSchema: JsonSchemaObject;
+  outputSchema: JsonSchemaObject | null;
   version: number;
   updatedAt: string;
+  /** null until the daily maintenance backfills an older row. */
   digest: string | null;
   /** The hub runs it with no tab open (a published `"cloud": true` on a verified, listed site with runs on). */
   cloud: boolean;
   /** The site's public MCP endpoint, `HUB/mcp/sites/<host>`, where `cloud` tools run; null when not `cloud`. */
   cloudEndpoint: string | null;
   /** Calls and distinct channels over the last 30 days; null unless at least 5 channels called (search only). */
-  usage?: { calls30d: number; channels30d: number } | null;
+  usage?: PublicUsage;
   /** The definition checks' findings on the stored definition ({path, code, message}); paths start at the tool. */
   warnings: DefinitionFinding[];
 }
@@ -257,10 +266,12 @@ export interface ToolSearchPage {
 
 /** GET /api/sites/:host/tools?format=: `digests` maps each original tool name to its definition digest. */
 export interface ToolExportView {
-  format: "mcp" | "openai" | "anthropic" | "gemini";
+  format: ExportFormat;
   site: string;
   origin: string;
+  /** Ready to paste as the `tools` value of that API's request. */
   tools: unknown[];
+  /** exported name → original name, for every name the format required us to change. */
   names: Record<string, string>;
   digests: Record<string, string>;
 }

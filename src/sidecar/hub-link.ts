@@ -4,6 +4,7 @@
 // and reconnection with exponential backoff and full jitter, so a hub restart costs a few seconds, not a pairing.
 import WebSocket from "ws";
 import {
+  CLOSE_CODES,
   HubFrameSchema,
   LIMITS,
   RELAY_SUBPROTOCOL,
@@ -85,8 +86,8 @@ const CUT_MARGIN = 16 * 1024;
 
 /** Upgrade refusals that retrying cannot fix (a bad, revoked or foreign token; no such channel). */
 const FATAL_HTTP = new Set([400, 401, 403, 404, 410]);
-/** Close codes that mean the same: 4001 = the owner revoked this provider token. */
-const FATAL_CLOSE = new Set([4001]);
+/** Close codes that mean the same: the owner revoked this provider token. */
+const FATAL_CLOSE = new Set<number>([CLOSE_CODES.unauthorized]);
 
 export class HubLink {
   private socket: WebSocket | null = null;

@@ -8,7 +8,7 @@ import { securityHeaders } from "./http/security-headers.js";
 import { handleRegistryMcp } from "./mcp/registry-server.js";
 import { handleSiteMcp } from "./mcp/site-server.js";
 import { rateLimit } from "./http/rate-limit.js";
-import { cloudRunsOn } from "./registry/cloud.js";
+import { cloudContextOf } from "./registry/cloud.js";
 import { siteRoutes } from "./routes/sites.js";
 import { toolRoutes } from "./routes/tools.js";
 import { tryRoutes } from "./routes/try.js";
@@ -64,7 +64,7 @@ export function createApp() {
   app.route("/api/tools", toolRoutes);
   app.get("/schema/manifest.json", (c) => c.json(manifestJsonSchema()));
   app.get("/healthz", (c) => c.json({ ok: true }));
-  app.all("/mcp/registry", (c) => handleRegistryMcp(c.req.raw, c.var.db, cloudRunsOn(c.env)));
+  app.all("/mcp/registry", (c) => handleRegistryMcp(c.req.raw, c.var.db, cloudContextOf(c.var.hub, c.env)));
   app.all("/mcp/sites/:host", (c) => handleSiteMcp(c.req.raw, c.env, c.var.db, c.req.param("host")));
   // The MCP Registry API, Server Cards, the ARD catalog (discovery/): before /mcp, whose card paths they add.
   app.route("/", discoveryRoutes);

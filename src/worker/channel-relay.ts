@@ -8,6 +8,7 @@
 import { DurableObject } from "cloudflare:workers";
 import {
   ChannelConfigSchema,
+  CLOSE_CODES,
   LIMITS,
   errorResult,
   PING_FRAME_TEXT,
@@ -22,6 +23,7 @@ import {
   type ToolVerification,
   type VerificationPolicy,
 } from "../protocol/index.js";
+import type { ChannelToolView, ProviderView } from "../protocol/views.js";
 import { CloudListing, callAddedInCloud } from "./cloud/channel.js";
 import { AddedTools } from "./relay/added-tools.js";
 import { AgentPolicies } from "./relay/agent-policies.js";
@@ -172,7 +174,7 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
     if (this.opener.isControl(ws)) return this.opener.message(ws, message);
     const provider = this.providers.ofSocket(ws);
     if (!provider) {
-      ws.close(4000, "unknown provider");
+      ws.close(CLOSE_CODES.unknownProvider, "unknown provider");
       return;
     }
     const read = readProviderFrame(message);
@@ -227,7 +229,10 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
   override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
     this.dropProvider(ws);
     try {
-      ws.close(code === 1005 || code === 1006 ? 1000 : code, reason);
+      ws.close(
+        code === CLOSE_CODES.noStatus || code === CLOSE_CODES.abnormal ? CLOSE_CODES.normal : code,
+        reason,
+      );
     } catch {
       // already closed
     }
@@ -476,7 +481,7 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
         connectedAt: new Date(p.connectedAt).toISOString(),
         lastActiveAt: new Date(p.lastActiveAt).toISOString(),
         tools: p.tools.map((t) => t.name),
-      })),
+      })) satisfies ProviderView[],
       tools: exposed.map((t) => ({
         name: t.name,
         originalName: t.originalName,
@@ -493,7 +498,7 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
           (t.registry
             ? { status: "verified" as const, site: t.registry.site, version: t.registry.version }
             : null),
-      })),
+      })) satisfies ChannelToolView[],
       sessions: this.mcp.size,
       // The owner's switches: when the channel was paused (null: it runs), and each agent's policy other
       // than "all", by agent (an agent token's id, or `oauth:<grantId>`).
@@ -539,7 +544,7 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
     const sockets = this.providers.socketsOfToken(tokenId);
     for (const ws of sockets) {
       this.dropProvider(ws);
-      ws.close(4001, "token revoked");
+      ws.close(CLOSE_CODES.unauthorized, "token revoked");
     }
     return sockets.length;
   }

@@ -6,8 +6,6 @@ import { describe, expect, it } from "vitest";
 import {
   backoffMs,
   frameText,
-  MAX_FRAME_BYTES,
-  MAX_TOOLS,
   toDescriptor,
   toolsFrameText,
   type ToolDefinition,
@@ -16,6 +14,9 @@ import { ProviderFrameSchema, ToolsFrameSchema, type ProviderFrame } from "../..
 import { LIMITS } from "../../src/protocol/limits.js";
 import { utf8ByteLength } from "../../src/protocol/measure.js";
 import { ToolDescriptorSchema } from "../../src/protocol/tool.js";
+
+const MAX_TOOLS = LIMITS.toolsPerProvider;
+const MAX_FRAME_BYTES = LIMITS.frameBytes;
 
 const tool = (name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition => ({
   name,
@@ -30,13 +31,6 @@ function sentTools(text: string) {
   const frame = ToolsFrameSchema.parse(JSON.parse(text));
   return frame.tools;
 }
-
-describe("the limits", () => {
-  it("are the hub's LIMITS", () => {
-    expect(MAX_TOOLS).toBe(LIMITS.toolsPerProvider);
-    expect(MAX_FRAME_BYTES).toBe(LIMITS.frameBytes);
-  });
-});
 
 describe("toDescriptor", () => {
   it("keeps name, title, description and schemas, and turns the known hints into booleans", () => {

@@ -16,7 +16,7 @@
 // - `channel` only pre-selects: a channel that is not one of the user's is ignored (the chooser has no such
 //   option), so a link cannot make anyone add to someone else's channel.
 import { createContext, useContext } from "./jsx-context.js";
-import type { ToolView } from "../../src/worker/registry/search.js";
+import type { RegistryToolView } from "../../src/protocol/views.js";
 import type { SiteView } from "../../src/worker/registry/sites.js";
 import { HintBadges, Notice, VerifiedBadge, sitePath, toolPath } from "./components.js";
 import { Layout } from "./layout.js";
@@ -27,7 +27,7 @@ export const shortDigest = (digest: string) => digest.replace(/^sha256:/, "").sl
 export interface AddControlProps {
   site: SiteView;
   /** The tools offered; with `choose`, each gets a checkbox (checked), otherwise the one tool is implied. */
-  tools: ToolView[];
+  tools: RegistryToolView[];
   choose: boolean;
   /** The channel to pre-select when it is one of the user's. */
   channel?: string | undefined;
@@ -150,7 +150,7 @@ export function AddToChannel(p: AddControlProps) {
 export interface AddPageProps {
   site: SiteView;
   /** The proposed tools the site publishes, in the order asked (all of them when none was named). */
-  tools: ToolView[];
+  tools: RegistryToolView[];
   /** Proposed names the site's current manifest does not publish. */
   unknown: string[];
   channel?: string | undefined;

@@ -6,7 +6,7 @@ import type { Child } from "hono/jsx";
 import { jsx } from "hono/jsx/jsx-runtime";
 import { ago, codeBlock, copyButton, type MarkupElement } from "../shared/markup.js";
 import type { ToolAnnotations } from "../../src/protocol/index.js";
-import type { ToolView } from "../../src/worker/registry/search.js";
+import type { RegistryToolView } from "../../src/protocol/views.js";
 
 export const sitePath = (host: string) => `/sites/${encodeURIComponent(host)}`;
 export const toolPath = (host: string, name: string) => `${sitePath(host)}/tools/${encodeURIComponent(name)}`;
@@ -89,7 +89,7 @@ export function methodLabel(method: string): string {
   return method === "dns" ? "DNS record" : method === "http" ? "HTTP file" : method;
 }
 
-export function ToolCard(props: { tool: ToolView; showSite?: boolean }) {
+export function ToolCard(props: { tool: RegistryToolView; showSite?: boolean }) {
   const t = props.tool;
   return (
     <li class="card tool-card">

@@ -71,11 +71,11 @@ export const crawlRoutes = new Hono<AppEnv>();
 
 crawlRoutes.get("/robots.txt", (c) => {
   c.header("cache-control", "public, max-age=3600");
-  return c.text(robotsTxt(new URL(c.req.url).origin));
+  return c.text(robotsTxt(c.var.hub));
 });
 
 crawlRoutes.get("/sitemap.xml", async (c) => {
-  const origin = new URL(c.req.url).origin;
+  const origin = c.var.hub;
   const page = (path: string) => origin + path.split("/").map(encodeURIComponent).join("/");
   const urls: Array<{ loc: string; lastmod?: number }> = PUBLIC_PAGES.map((p) => ({ loc: origin + p }));
   const room = SITEMAP_MAX_URLS - urls.length;

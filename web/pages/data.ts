@@ -1,8 +1,9 @@
 // Read-only queries the pages need beyond the registry's own functions. Each takes the database handle
-// and returns the same views the API returns (ToolView), so pages and API never disagree about a tool.
+// and returns the same views the API returns (RegistryToolView), so pages and API never disagree about a tool.
 import { sql } from "drizzle-orm";
 import { atomically, type Db } from "../../src/worker/db/client.js";
-import { registryCounts, TOOL_COLUMNS, toolView, type ToolView } from "../../src/worker/registry/search.js";
+import type { RegistryToolView } from "../../src/protocol/views.js";
+import { registryCounts, TOOL_COLUMNS, toolView } from "../../src/worker/registry/search.js";
 import type { SiteRow } from "../../src/worker/registry/sites.js";
 import type { CloudContext } from "../../src/worker/registry/cloud.js";
 
@@ -31,7 +32,7 @@ export async function toolPageData(
   host: string,
   name: string,
   cloud: CloudContext,
-): Promise<{ site: SiteRow | null; tool: ToolView | null; pages: string[] }> {
+): Promise<{ site: SiteRow | null; tool: RegistryToolView | null; pages: string[] }> {
   const [siteResult, toolResult, pageResult] = await atomically(db, [
     // A lapsed (unverified) site's pages still answer; a delisted one's say so (routes.tsx).
     sql`SELECT * FROM sites WHERE host = ${host} AND status != 'pending'`,

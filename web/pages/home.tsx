@@ -1,7 +1,7 @@
 // Home and search: the ranked search of GET /api/tools as a page, with filters, pagination, the
 // registry's counts and the recently published sites.
 import type { SiteView } from "../../src/worker/registry/sites.js";
-import type { ToolView } from "../../src/worker/registry/search.js";
+import type { RegistryToolView } from "../../src/protocol/views.js";
 import { Ago, Empty, Notice, ToolCard, plural, sitePath } from "./components.js";
 import { Layout } from "./layout.js";
 
@@ -11,7 +11,7 @@ export interface HomeProps {
   readOnly: boolean | undefined;
   limit: number;
   page: number;
-  tools: ToolView[];
+  tools: RegistryToolView[];
   nextCursor: string | null;
   /** Shown on the home page; null on search results. */
   counts: { sites: number; tools: number } | null;

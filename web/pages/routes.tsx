@@ -38,8 +38,7 @@ import { markup, staticPage } from "./static-pages.js";
 export const pageRoutes = new Hono<AppEnv>();
 pageRoutes.route("/", crawlRoutes); // /robots.txt, /sitemap.xml
 
-const hubOrigin = (c: AppContext) => new URL(c.req.url).origin;
-const cloudOf = (c: AppContext) => cloudContextOf(c.req.url, c.env);
+const cloudOf = (c: AppContext) => cloudContextOf(c.var.hub, c.env);
 
 /** Renders a page; its scripts carry this response's CSP nonce (set by the security headers middleware). */
 function renderPage(c: AppContext, node: Child, status?: ContentfulStatusCode) {
@@ -315,7 +314,7 @@ pageRoutes.get("/sites/:host/add", async (c) => {
 });
 
 pageRoutes.get("/publish", async (c) =>
-  renderPage(c, await staticPage(c.env.ASSETS, "publish", { hub: hubOrigin(c) })),
+  renderPage(c, await staticPage(c.env.ASSETS, "publish", { hub: c.var.hub })),
 );
 pageRoutes.get("/channels", async (c) => {
   const account = await currentAccount(c);
@@ -323,7 +322,7 @@ pageRoutes.get("/channels", async (c) => {
   return renderPage(
     c,
     await staticPage(c.env.ASSETS, "channels", {
-      hub: hubOrigin(c),
+      hub: c.var.hub,
       channels: owned ? await markup(<ChannelsAccountList channels={owned} />) : "",
     }),
   );
@@ -332,11 +331,11 @@ pageRoutes.get("/channels/:id", async (c) => {
   const signedIn = String((await currentAccount(c)) !== null);
   return renderPage(
     c,
-    await staticPage(c.env.ASSETS, "console", { id: c.req.param("id"), hub: hubOrigin(c), signedIn }),
+    await staticPage(c.env.ASSETS, "console", { id: c.req.param("id"), hub: c.var.hub, signedIn }),
   );
 });
 pageRoutes.get("/signin", async (c) => {
-  const returnTo = safeReturnTo(c.req.query("return_to"), hubOrigin(c));
+  const returnTo = safeReturnTo(c.req.query("return_to"), c.var.hub);
   // Already signed in: straight on (the OAuth consent page sends people here first).
   if (await currentAccount(c)) return c.redirect(returnTo ?? "/account", 303);
   const url = new URL(c.req.url);
@@ -348,7 +347,7 @@ pageRoutes.get("/signin", async (c) => {
   return renderPage(
     c,
     await staticPage(c.env.ASSETS, "signin", {
-      hub: hubOrigin(c),
+      hub: c.var.hub,
       returnTo: returnTo ?? "",
       reason: await markup(notices.reason),
       ipNotice: await markup(notices.ipNotice),
@@ -368,7 +367,7 @@ pageRoutes.get("/account", async (c) => {
   return renderPage(
     c,
     await staticPage(c.env.ASSETS, "account", {
-      hub: hubOrigin(c),
+      hub: c.var.hub,
       name: account.displayName,
       channels: await markup(lists.channels),
       sites: await markup(lists.sites),
@@ -384,7 +383,7 @@ pageRoutes.get("/extension/connect", async (c) => {
   return renderPage(
     c,
     await staticPage(c.env.ASSETS, "extension-connect", {
-      hub: hubOrigin(c),
+      hub: c.var.hub,
       channels: await markup(list),
     }),
   );
@@ -394,11 +393,11 @@ pageRoutes.get("/sites/:host/analytics", async (c) =>
   renderPage(
     c,
     await staticPage(c.env.ASSETS, "analytics", {
-      hub: hubOrigin(c),
+      hub: c.var.hub,
       host: normalizeHost(c.req.param("host")),
     }),
   ),
 );
 pageRoutes.get("/docs", async (c) =>
-  renderPage(c, await staticPage(c.env.ASSETS, "docs", { hub: hubOrigin(c) })),
+  renderPage(c, await staticPage(c.env.ASSETS, "docs", { hub: c.var.hub })),
 );

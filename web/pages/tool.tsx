@@ -3,8 +3,7 @@
 // "Try it" form generated from its inputSchema (tool.js runs it in one of your channels). Its definition digest
 // (what a live tab's tool is checked against) is shown in full and copyable, like other values one pastes.
 import type { ExportFormat, PublicUsage } from "../../src/protocol/index.js";
-import type { ToolExport } from "../../src/worker/registry/export.js";
-import type { ToolView } from "../../src/worker/registry/search.js";
+import type { RegistryToolView, ToolExportView } from "../../src/protocol/views.js";
 import type { SiteView } from "../../src/worker/registry/sites.js";
 import {
   CodeBlock,
@@ -39,9 +38,9 @@ export const usageText = (u: NonNullable<PublicUsage>) =>
 
 export interface ToolProps {
   site: SiteView;
-  tool: ToolView;
+  tool: RegistryToolView;
   pages: string[];
-  exports: ToolExport[];
+  exports: ToolExportView[];
 }
 
 export function ToolPage(p: ToolProps) {

@@ -17,6 +17,7 @@
 import type { Context } from "hono";
 import { and, eq, gt } from "drizzle-orm";
 import type { Db } from "../db/client.js";
+import type { AppContext } from "../http/context.js";
 import { accounts, sessions } from "../db/schema.js";
 import type { AppEnv } from "../http/context.js";
 import { HubError } from "../http/errors.js";
@@ -44,10 +45,6 @@ declare module "hono" {
     /** The signed-in account of this request, looked up once (accounts/session.ts). */
     accountSession: Promise<SessionLookup>;
   }
-}
-
-export function hubOriginOf(c: Context): string {
-  return new URL(c.req.url).origin;
 }
 
 function isHttps(c: Context): boolean {
@@ -183,10 +180,10 @@ export async function signOutResponse(c: Context<AppEnv>): Promise<void> {
 const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 /** True when a state-changing request carries the session cookie and does not come from the hub's origin. */
-export function isForeignCookieWrite(c: Context): boolean {
+export function isForeignCookieWrite(c: AppContext): boolean {
   if (!STATE_CHANGING.has(c.req.method)) return false;
   if (sessionTokenOf(c) === undefined) return false;
-  return c.req.header("origin") !== hubOriginOf(c);
+  return c.req.header("origin") !== c.var.hub;
 }
 
 /**
@@ -194,12 +191,12 @@ export function isForeignCookieWrite(c: Context): boolean {
  * its Origin is the hub's own; other requests pass. Mount it on every route a session may authenticate.
  */
 export function requireHubOrigin() {
-  return async function requireHubOriginMiddleware(c: Context, next: () => Promise<void>): Promise<void> {
+  return async function requireHubOriginMiddleware(c: AppContext, next: () => Promise<void>): Promise<void> {
     if (isForeignCookieWrite(c)) {
       const origin = c.req.header("origin");
       throw new HubError(
         "forbidden",
-        `This request carries your session cookie but comes from ${origin ? `another origin (${origin})` : "no Origin"}; only pages of ${hubOriginOf(c)} may change things with your session.`,
+        `This request carries your session cookie but comes from ${origin ? `another origin (${origin})` : "no Origin"}; only pages of ${c.var.hub} may change things with your session.`,
       );
     }
     await next();

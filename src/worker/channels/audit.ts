@@ -6,7 +6,7 @@
 // [createdAt, channel id, seq], from which each channel's own position follows, so it stays small whatever
 // the number of channels.
 import { sql } from "drizzle-orm";
-import type { AuditEntry } from "../../protocol/views.js";
+import type { AuditEntry, AuditPage } from "../../protocol/views.js";
 import type { Db } from "../db/client.js";
 import { HubError } from "../http/errors.js";
 import { decodeCursor, encodeCursor } from "../registry/cursor.js";
@@ -44,7 +44,7 @@ const num = (v: string | number | undefined): number =>
   typeof v === "number" && Number.isSafeInteger(v) ? v : badCursor();
 
 /** GET /api/channels/:id/audit: one channel's page. */
-export async function channelAudit(env: Env, channel: Channel, q: AuditQuery) {
+export async function channelAudit(env: Env, channel: Channel, q: AuditQuery): Promise<AuditPage> {
   const fingerprint = fingerprintOf("audit", channel.id, q);
   const k = q.cursor ? decodeCursor(q.cursor, fingerprint) : null;
   const rows = await relayOf(env, channel).readAudit(configOf(channel), {

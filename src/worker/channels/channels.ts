@@ -1,6 +1,14 @@
 // Channels and their secrets: owner keys, agent tokens, pairing codes and provider tokens (D1, hashed).
 import { and, desc, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
 import { LIMITS, PAIRING_ALPHABET, type PairBody } from "../../protocol/index.js";
+import type {
+  AgentTokenView,
+  ChannelView,
+  CreatedAgentToken,
+  CreatedChannel,
+  PairedView,
+  PairingCodeView,
+} from "../../protocol/views.js";
 import type { Db } from "../db/client.js";
 import { agentTokens, channels, ownerKeys, pairingCodes, providerTokens } from "../db/schema.js";
 import { HubError } from "../http/errors.js";
@@ -28,7 +36,7 @@ export function channelUrls(hubOrigin: string, channelId: string, agentToken: st
   };
 }
 
-export function channelView(row: ChannelRow) {
+export function channelView(row: ChannelRow): ChannelView {
   return {
     id: row.id,
     name: row.name,
@@ -62,7 +70,7 @@ export async function createChannel(
   now: number,
   /** The signed-in account creating it, which then owns it; null: anonymous. */
   accountId: string | null = null,
-) {
+): Promise<CreatedChannel> {
   const id = randomBase64Url(12);
   const ownerKey = newToken("owner");
   const ownerKeyHash = await sha256Hex(ownerKey);
@@ -104,7 +112,7 @@ export async function createChannel(
       id,
       name: input.name,
       strictNames: input.strictNames,
-      verificationPolicy: "all" as const,
+      verificationPolicy: "all",
       createdAt: new Date(now).toISOString(),
     },
     ownerKey,
@@ -214,7 +222,7 @@ export async function authenticateAgent(
   return { channel: row.channel, agentTokenId: row.token.id, agentLabel: row.token.label, tokenHash };
 }
 
-export async function createPairingCode(db: Db, channel: ChannelRow, now: number) {
+export async function createPairingCode(db: Db, channel: ChannelRow, now: number): Promise<PairingCodeView> {
   const code = newPairingCode();
   await db.batch([
     db.insert(pairingCodes).values({
@@ -245,7 +253,7 @@ export async function createAgentToken(
   label: string,
   hubOrigin: string,
   now: number,
-) {
+): Promise<CreatedAgentToken> {
   const token = newToken("agent");
   const id = crypto.randomUUID();
   await db
@@ -254,7 +262,7 @@ export async function createAgentToken(
   return { id, label, agentToken: token, ...channelUrls(hubOrigin, channel.id, token) };
 }
 
-export async function listAgentTokens(db: Db, channel: ChannelRow) {
+export async function listAgentTokens(db: Db, channel: ChannelRow): Promise<AgentTokenView[]> {
   const rows = await db
     .select()
     .from(agentTokens)
@@ -315,7 +323,7 @@ export async function redeemPairingCode(
   clientKey: string,
   hubOrigin: string,
   now: number,
-) {
+): Promise<PairedView> {
   const rules = pairingRules(clientKey);
   await assertUnderLimit(db, rules, now);
   // Checked before the code is looked at: a refused Origin leaves the code usable.

@@ -27,7 +27,6 @@ import {
   countCloudSites,
   discoveryCors,
   discoveryJson,
-  hubOf,
   siteServerVersion,
   type CloudSiteRow,
 } from "./server-card.js";
@@ -105,13 +104,13 @@ for (const path of [
 ])
   aiCatalogRoutes.use(path, discoveryCors);
 aiCatalogRoutes.get("/.well-known/ai-catalog.json", async (c) =>
-  catalogJson(c, await hubCatalog(c.var.db, c.env, hubOf(c))),
+  catalogJson(c, await hubCatalog(c.var.db, c.env, c.var.hub)),
 );
 aiCatalogRoutes.get("/ai-catalog/sites/:page", async (c) => {
   const page = /^([1-9]\d{0,5})\.json$/.exec(c.req.param("page"))?.[1];
   if (!page) throw new HubError("not_found", "Catalog pages are /ai-catalog/sites/<n>.json, n from 1.");
-  return catalogJson(c, await sitesCatalogPage(c.var.db, c.env, hubOf(c), Number(page)));
+  return catalogJson(c, await sitesCatalogPage(c.var.db, c.env, c.var.hub, Number(page)));
 });
 aiCatalogRoutes.get("/sites/:host/ai-catalog.json", async (c) =>
-  catalogJson(c, catalog([siteEntry(hubOf(c), await cloudSite(c.var.db, c.env, c.req.param("host")))])),
+  catalogJson(c, catalog([siteEntry(c.var.hub, await cloudSite(c.var.db, c.env, c.req.param("host")))])),
 );

@@ -29,7 +29,7 @@ import { CLOUD_CAPABLE_SQL, cloudContextOf, type CloudContext } from "../registr
 import { decodeCursor, encodeCursor } from "../registry/cursor.js";
 import { parseUpdatedSince } from "../registry/feeds.js";
 import { HUB_META_KEY, REGISTRY_SERVER_PART, SITE_SERVER_PART, hostOfServerName } from "./names.js";
-import { discoveryCors, hubOf } from "./server-card.js";
+import { discoveryCors } from "./server-card.js";
 import {
   REGISTRY_SERVER_VERSION,
   clip,
@@ -232,7 +232,7 @@ function serverOf(c: Context<AppEnv>, hub: string): { hub: true } | { host: stri
 }
 
 async function listServers(c: Context<AppEnv>) {
-  const cloud = cloudContextOf(c.req.url, c.env);
+  const cloud = cloudContextOf(c.var.hub, c.env);
   const rawLimit = c.req.query("limit") || "30";
   if (!/^-?\d+$/.test(rawLimit)) throw invalid("invalid integer", "query.limit", rawLimit);
   const limit = Number(rawLimit);
@@ -312,7 +312,7 @@ async function listServers(c: Context<AppEnv>) {
 
 /** Every version of one server, newest first (include_deleted shows a deleted site's). */
 async function serverVersions(c: Context<AppEnv>, version?: string): Promise<ServerResponse[]> {
-  const cloud = cloudContextOf(c.req.url, c.env);
+  const cloud = cloudContextOf(c.var.hub, c.env);
   const server = serverOf(c, cloud.hub);
   const includeDeleted = bool(c, "include_deleted") ?? false;
   if ("hub" in server)
@@ -352,7 +352,7 @@ const route =
 
 export const registryApiRoutes = new Hono<AppEnv>();
 registryApiRoutes.use("/server.json", discoveryCors);
-registryApiRoutes.get("/server.json", (c) => ok(c, hubServerJson(hubOf(c))));
+registryApiRoutes.get("/server.json", (c) => ok(c, hubServerJson(c.var.hub)));
 for (const v of ["/v0", "/v0.1"]) {
   registryApiRoutes.use(`${v}/servers`, discoveryCors);
   registryApiRoutes.use(`${v}/servers/*`, discoveryCors);

@@ -194,20 +194,18 @@ export function channelCard(hub: string, channelId: string) {
   );
 }
 
-/** The hub's origin as the request reached it (discovery documents' URLs are absolute). */
-export const hubOf = (c: AppContext) => new URL(c.req.url).origin;
 const cardJson = (c: AppContext, body: unknown) => discoveryJson(c, body, SERVER_CARD_TYPE, 3600);
 
 export const serverCardRoutes = new Hono<AppEnv>();
 serverCardRoutes.use("/mcp/:id/server-card", discoveryCors);
 serverCardRoutes.use("/mcp/sites/:host/server-card", discoveryCors);
-serverCardRoutes.get("/mcp/registry/server-card", (c) => cardJson(c, registryCard(hubOf(c))));
+serverCardRoutes.get("/mcp/registry/server-card", (c) => cardJson(c, registryCard(c.var.hub)));
 serverCardRoutes.get("/mcp/sites/:host/server-card", async (c) =>
-  cardJson(c, siteCard(hubOf(c), await cloudSite(c.var.db, c.env, c.req.param("host")))),
+  cardJson(c, siteCard(c.var.hub, await cloudSite(c.var.db, c.env, c.req.param("host")))),
 );
 serverCardRoutes.get("/mcp/:channelId/server-card", (c) => {
   const id = c.req.param("channelId");
   if (!CHANNEL_ID.test(id))
     throw new HubError("not_found", "No such MCP endpoint: channel ids are letters, digits, - and _.");
-  return cardJson(c, channelCard(hubOf(c), id));
+  return cardJson(c, channelCard(c.var.hub, id));
 });

@@ -11,18 +11,22 @@ export type AppEnv = {
     db: Db;
     settings: Settings;
     now: number;
+    /** The hub's origin, as this request reached it (links, cookies' Origin check, OAuth issuer). */
+    hub: string;
     /** The sha256 of the request's agent token, once something hashed it (hashed once per request). */
     agentTokenHash?: string;
   };
 };
 export type AppContext = Context<AppEnv>;
 
-/** Middleware factory: parses settings once, opens the database handle and fixes the request's clock. */
+/** Middleware factory: parses settings once, opens the database handle, fixes the request's clock and
+ *  notes the hub's origin (every absolute URL the hub writes starts with it). */
 export function hubContext() {
   return async function hubContextMiddleware(c: AppContext, next: () => Promise<void>): Promise<void> {
     c.set("settings", settingsOf(c.env));
     c.set("db", database(c.env.DB));
     c.set("now", Date.now());
+    c.set("hub", new URL(c.req.url).origin);
     await next();
   };
 }

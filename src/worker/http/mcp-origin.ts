@@ -13,7 +13,8 @@ export function isLoopbackHost(hostname: string): boolean {
 
 export function originAllowed(
   origin: string,
-  requestUrl: URL,
+  /** The hub's origin (c.var.hub). */
+  hub: string,
   localMode: boolean,
   extra: readonly string[],
 ): boolean {
@@ -25,16 +26,14 @@ export function originAllowed(
     return false;
   }
   if (localMode) return isLoopbackHost(parsed.hostname);
-  return parsed.origin === requestUrl.origin;
+  return parsed.origin === hub;
 }
 
 export function mcpOriginGuard(): MiddlewareHandler<AppEnv> {
   return async function mcpOriginGuardMiddleware(c, next) {
-    // Parsed only when needed (no Host header, or an Origin to compare): this runs on every MCP request.
-    const url = () => new URL(c.req.url);
     const local = c.var.settings.ALLOW_PRIVATE_ORIGINS;
     const extra = c.var.settings.ALLOWED_ORIGINS;
-    const host = (c.req.header("host") ?? url().host).replace(/:\d+$/, "");
+    const host = (c.req.header("host") ?? new URL(c.var.hub).host).replace(/:\d+$/, "");
     if (local && !isLoopbackHost(host)) {
       throw new HubError(
         "forbidden",
@@ -42,7 +41,7 @@ export function mcpOriginGuard(): MiddlewareHandler<AppEnv> {
       );
     }
     const origin = c.req.header("origin");
-    if (origin && !originAllowed(origin, url(), local, extra)) {
+    if (origin && !originAllowed(origin, c.var.hub, local, extra)) {
       throw new HubError("forbidden", `Origin ${origin} is not allowed to use this MCP endpoint.`);
     }
     const cors: Record<string, string> = origin

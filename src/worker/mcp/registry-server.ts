@@ -363,7 +363,6 @@ async function proposeToolsCall(
 }
 
 /** Handles one HTTP request statelessly, in the era the request speaks, with JSON responses (stateless.ts). */
-export async function handleRegistryMcp(request: Request, db: Db, cloudRuns: boolean): Promise<Response> {
-  const cloud = { hub: new URL(request.url).origin, runs: cloudRuns };
+export async function handleRegistryMcp(request: Request, db: Db, cloud: CloudContext): Promise<Response> {
   return serveStatelessMcp(request, () => createRegistryServer(db, cloud));
 }

@@ -60,7 +60,6 @@ import { noteRotatedRefreshToken, refuseReusedRefreshToken } from "./refresh-reu
 
 export const oauthRoutes = new Hono<AppEnv>();
 
-const hubOf = (c: AppContext) => new URL(c.req.url).origin;
 /** The request's ExecutionContext as the library types it (the runtime's type has an optional `exports`). */
 const executionContext = (c: AppContext) => c.executionCtx as unknown as ExecutionContext<unknown>;
 
@@ -79,7 +78,7 @@ async function renderPage(c: AppContext, node: Child, status?: ContentfulStatusC
 }
 
 function requireOAuth(c: AppContext): string {
-  const hub = hubOf(c);
+  const hub = c.var.hub;
   if (!oauthAvailable(hub))
     throw new HubError(
       "not_found",
@@ -229,7 +228,7 @@ async function problem(
   name: AuthorizeProblem,
   vars: Omit<StaticPageVars, "hub"> = {},
 ) {
-  return renderPage(c, await staticPage(c.env.ASSETS, name, { hub: hubOf(c), ...vars }), status);
+  return renderPage(c, await staticPage(c.env.ASSETS, name, { hub: c.var.hub, ...vars }), status);
 }
 
 /** Errors of the authorize endpoint: back to the client only once it and its redirect URI are validated. */

@@ -25,9 +25,9 @@ export function cloudRunsOn(env: object): boolean {
   return (env as { CLOUD_RUNS?: unknown }).CLOUD_RUNS !== "off";
 }
 
-/** The cloud context of a request: the origin it reached and the hub-wide switch. */
-export function cloudContextOf(requestUrl: string, env: object): CloudContext {
-  return { hub: new URL(requestUrl).origin, runs: cloudRunsOn(env) };
+/** The cloud context of a request: the hub's origin it reached (c.var.hub) and the hub-wide switch. */
+export function cloudContextOf(hub: string, env: object): CloudContext {
+  return { hub, runs: cloudRunsOn(env) };
 }
 
 /** A site's public MCP endpoint for its cloud tools, `HUB/mcp/sites/<host>` (host encoded as in /sites/<host>). */

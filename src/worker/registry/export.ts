@@ -7,19 +7,7 @@
 // backfilled yet (null) is left out of both.
 import { toStrictToolName, type ExportFormat, type JsonSchemaObject } from "../../protocol/index.js";
 import type { SiteRow } from "./sites.js";
-import type { ToolView } from "./search.js";
-
-export interface ToolExport {
-  format: ExportFormat;
-  site: string;
-  origin: string;
-  /** Ready to paste as the `tools` value of that API's request. */
-  tools: unknown[];
-  /** exported name → original name, for every name the format required us to change. */
-  names: Record<string, string>;
-  /** original tool name → definition digest (registry/digests.ts), for every tool that has one. */
-  digests: Record<string, string>;
-}
+import type { RegistryToolView, ToolExportView } from "../../protocol/views.js";
 
 /** The `_meta` key a tool's definition digest travels under (exports and /mcp/registry). */
 export const DIGEST_META_KEY = "webmcp-hub/digest";
@@ -27,8 +15,8 @@ export const DIGEST_META_KEY = "webmcp-hub/digest";
 export function exportTools(
   format: ExportFormat,
   site: Pick<SiteRow, "host" | "origin">,
-  tools: ToolView[],
-): ToolExport {
+  tools: RegistryToolView[],
+): ToolExportView {
   const names: Record<string, string> = {};
   const rename = uniqueRenamer(format, names);
   let out: unknown[];

@@ -23,7 +23,8 @@
 import { and, asc, gte, ne, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { sites } from "../db/schema.js";
-import { TOOL_COLUMNS, toolView, type ToolRow, type ToolView } from "./search.js";
+import type { RegistryToolView } from "../../protocol/views.js";
+import { TOOL_COLUMNS, toolView, type ToolRow } from "./search.js";
 import type { SiteRow } from "./sites.js";
 import { HubError } from "../http/errors.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
@@ -165,7 +166,9 @@ export async function sitesFeed(
 }
 
 /** One tool of the tools feed: a tool as search shows it (toolView), its site by host only. */
-export type ToolFeedEntry = Omit<ToolView, "site" | "origin" | "cloud" | "cloudEndpoint"> & { host: string };
+export type ToolFeedEntry = Omit<RegistryToolView, "site" | "origin" | "cloud" | "cloudEndpoint"> & {
+  host: string;
+};
 
 /** The feed carries definitions, not whether the hub runs a tool now (that changes with no new updated_at). */
 const NO_CLOUD = { hub: "", runs: false };

@@ -15,12 +15,11 @@ import { manifestVersions, sites, tools } from "../db/schema.js";
 import { HubError } from "../http/errors.js";
 import { parseJsonText } from "../http/body.js";
 import { checkTools, type DefinitionFinding } from "../../protocol/tool-checks.js";
+import type { ManifestSource, ManifestVersionView, PublishResultView } from "../../protocol/views.js";
 import { sha256Hex } from "../secrets.js";
 import { manifestDigests, storedManifestDigests } from "./digests.js";
 import { iso, type SiteRow } from "./sites.js";
 import { nameWords, toolTerms } from "./terms.js";
-
-export type ManifestSource = "api" | "refresh" | "seed";
 
 /** Parses manifest JSON text into a normalized manifest (hints as booleans), or throws with field issues. */
 export function parseManifestText(text: string): Manifest {
@@ -51,18 +50,6 @@ export function parseManifest(value: unknown): Manifest {
   });
 }
 
-export interface PublishResult {
-  host: string;
-  version: number;
-  sha256: string;
-  toolCount: number;
-  publishedAt: string;
-  /** True when the manifest equals the current version: nothing new was stored. */
-  unchanged: boolean;
-  /** What the definition checks warn about (protocol/tool-checks.ts); the manifest is published anyway. */
-  warnings: DefinitionFinding[];
-}
-
 /** The definition checks' findings; a refused one (hidden bidi or control characters) refuses the manifest. */
 function checkDefinitions(manifest: Manifest): DefinitionFinding[] {
   const { refused, warnings } = checkTools(manifest.tools);
@@ -81,7 +68,7 @@ export async function publishManifest(
   manifest: Manifest,
   source: ManifestSource,
   now: number,
-): Promise<PublishResult> {
+): Promise<PublishResultView> {
   const warnings = checkDefinitions(manifest);
   const canonical = JSON.stringify(manifest);
   const digest = await sha256Hex(canonical);
@@ -203,19 +190,6 @@ function toolRow(
     digest,
     cloud: tool.cloud === true,
   };
-}
-
-export interface ManifestVersionView {
-  host: string;
-  version: number;
-  publishedAt: string;
-  sha256: string;
-  source: ManifestSource;
-  toolCount: number;
-  current: boolean;
-  manifest: Manifest;
-  /** Each tool's definition digest in this version, by name (derived from the stored manifest). */
-  digests: Record<string, string>;
 }
 
 export async function getManifestVersion(

@@ -4,7 +4,8 @@
 import { LIMITS } from "../../protocol/index.js";
 import type { Db } from "../db/client.js";
 import { HubError } from "../http/errors.js";
-import { parseManifestText, publishManifest, type PublishResult } from "./manifests.js";
+import type { PublishResultView } from "../../protocol/views.js";
+import { parseManifestText, publishManifest } from "./manifests.js";
 import { fetchSiteText } from "./outbound.js";
 import type { SiteRow } from "./sites.js";
 
@@ -25,7 +26,7 @@ export async function refreshManifest(
   allowPrivate: boolean,
   now: number,
   opts: RefreshOptions = {},
-): Promise<PublishResult> {
+): Promise<PublishResultView> {
   const url = site.manifestSource ?? site.origin + MANIFEST_WELL_KNOWN_PATH;
   const { text } = await fetchSiteText(url, {
     maxBytes: LIMITS.manifestBytes,

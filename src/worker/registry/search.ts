@@ -11,7 +11,8 @@
 // still comes on the page its words earn, moved down at most USAGE_BOOST_MAX places; the usage of the page is
 // one query (registry/public-usage.ts).
 import { sql, type SQL } from "drizzle-orm";
-import type { JsonSchemaObject, PublicUsage, ToolAnnotations } from "../../protocol/index.js";
+import type { JsonSchemaObject, ToolAnnotations } from "../../protocol/index.js";
+import type { RegistryToolView, ToolSearchPage } from "../../protocol/views.js";
 import { checkTool, type DefinitionFinding } from "../../protocol/tool-checks.js";
 import type { Db } from "../db/client.js";
 import { CLOUD_CAPABLE_SQL, cloudEndpoint, type CloudContext } from "./cloud.js";
@@ -32,30 +33,6 @@ export interface ToolSearchQuery {
   readOnly?: boolean | undefined;
   limit: number;
   cursor?: string | undefined;
-}
-
-export interface ToolView {
-  site: string;
-  origin: string;
-  name: string;
-  title: string | null;
-  description: string;
-  readOnly: boolean;
-  annotations: ToolAnnotations;
-  inputSchema: JsonSchemaObject;
-  outputSchema: JsonSchemaObject | null;
-  version: number;
-  updatedAt: string;
-  /** The definition digest (registry/digests.ts); null until the daily maintenance backfills an older row. */
-  digest: string | null;
-  /** The hub may run it now with no tab open (registry/cloud.ts), at `cloudEndpoint`. */
-  cloud: boolean;
-  /** The site's public MCP endpoint for its cloud tools, `HUB/mcp/sites/<host>`; null when not `cloud`. */
-  cloudEndpoint: string | null;
-  /** Calls and distinct channels over the last 30 days, null under the channel threshold (search sets it). */
-  usage?: PublicUsage;
-  /** The definition checks' findings on the stored definition (protocol/tool-checks.ts). */
-  warnings: DefinitionFinding[];
 }
 
 export interface ToolRow {
@@ -97,7 +74,7 @@ export async function searchTools(
   query: ToolSearchQuery,
   cloud: CloudContext,
   now = Date.now(),
-): Promise<{ tools: ToolView[]; nextCursor: string | null }> {
+): Promise<ToolSearchPage> {
   const match = query.q ? ftsQuery(query.q) : undefined;
   const fingerprint = JSON.stringify(["tools", match ?? null, query.site ?? null, query.readOnly ?? null]);
   const after = query.cursor ? decodeCursor(query.cursor, fingerprint) : undefined;
@@ -208,7 +185,7 @@ function oneWordSearch(word: string, query: ToolSearchQuery, take: number, after
     ORDER BY b.score, b.id`;
 }
 
-export function toolView(row: ToolRow, cloud: CloudContext): ToolView {
+export function toolView(row: ToolRow, cloud: CloudContext): RegistryToolView {
   const capable = cloud.runs && row.cloud_capable === 1;
   const definition = {
     name: row.name,
@@ -239,7 +216,7 @@ export function toolView(row: ToolRow, cloud: CloudContext): ToolView {
 }
 
 /** All current tools of one site, in name order (for the site page and exports). */
-export async function siteTools(db: Db, host: string, cloud: CloudContext): Promise<ToolView[]> {
+export async function siteTools(db: Db, host: string, cloud: CloudContext): Promise<RegistryToolView[]> {
   const rows = await db.all<ToolRow>(sql`SELECT ${TOOL_COLUMNS}
     FROM tools t JOIN sites s ON s.host = t.host WHERE t.host = ${host} ORDER BY t.name`);
   return rows.map((r) => toolView(r, cloud));

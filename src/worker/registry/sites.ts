@@ -1,6 +1,7 @@
 // Site registration, ownership verification and publisher keys.
 import { and, desc, eq, gt, isNull, lt, ne, or, asc, sql } from "drizzle-orm";
 import { LIMITS } from "../../protocol/index.js";
+import type { ChallengeView, RegisteredSiteView } from "../../protocol/views.js";
 import type { Db } from "../db/client.js";
 import { challenges, publisherKeys, sites, tools } from "../db/schema.js";
 import { HubError } from "../http/errors.js";
@@ -66,18 +67,10 @@ export function iso(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
 }
 
-export interface Challenge {
-  token: string;
-  expiresAt: string;
-  http: { url: string; contentType: "text/plain"; body: string };
-  dns: { name: string; type: "TXT"; value: string };
-}
-
-export interface RegisteredSite {
+/** The answer of POST /api/sites, and whether the origin was new. */
+export interface RegisteredSite extends RegisteredSiteView {
   site: SiteView;
   created: boolean;
-  challenge: Challenge;
-  claimSecret: string;
 }
 
 /**
@@ -160,7 +153,7 @@ export function describeChallenge(
   site: Pick<SiteRow, "origin" | "host">,
   token: string,
   expiresAt: number,
-): Challenge {
+): ChallengeView {
   const hostname = new URL(site.origin).hostname.replace(/^\[|\]$/g, "");
   return {
     token,

@@ -21,6 +21,7 @@
 //   extension's token closes them); pending opens live in memory only: a call waiting on one keeps the
 //   object awake, and an evicted object has no callers left to answer.
 import {
+  CLOSE_CODES,
   ControlFrameSchema,
   LIMITS,
   OpenFrameSchema,
@@ -102,7 +103,7 @@ export class PageOpener {
         code: "replaced",
         message: `A channel keeps the ${LIMITS.controlSocketsPerChannel} newest extension connections; this one was the oldest.`,
       });
-      old.close(4008, "replaced by a newer connection");
+      old.close(CLOSE_CODES.replaced, "replaced by a newer connection");
       this.closed(old);
     }
     this.ctx.acceptWebSocket(server, [CONTROL_TAG, `token:${attachment.tokenId}`]);

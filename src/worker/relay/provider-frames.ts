@@ -8,6 +8,7 @@
 // accepts unchanged (the usual shapes: text content, plain objects); anything else, valid or not, goes to
 // the schema, which has the last word and words the refusal.
 import {
+  CLOSE_CODES,
   HubFrameSchema,
   LIMITS,
   ProviderFrameSchema,
@@ -60,7 +61,7 @@ export function readProviderFrame(message: string | ArrayBuffer): FrameRead {
         code: "frame_too_large",
         message: `A frame may be at most ${LIMITS.frameBytes} bytes of UTF-8; this one has ${utf8ByteLength(message)}.`,
       },
-      close: { code: 1009, reason: "frame too large" },
+      close: { code: CLOSE_CODES.frameTooLarge, reason: "frame too large" },
     };
   }
   let json: unknown;

@@ -3,6 +3,7 @@
 // memory, and a row each in the object's SQLite, so their tool lists survive eviction. After an eviction the
 // rows are read back, keeping only providers whose socket is still open.
 import {
+  CLOSE_CODES,
   LIMITS,
   RELAY_SUBPROTOCOL,
   type HelloFrame,
@@ -66,7 +67,7 @@ export class ProviderStore {
 
   /**
    * Accepts a provider's upgrade: its socket joins the store and is welcomed. A full channel accepts, explains
-   * in an error frame and closes with 4009 (a browser cannot read the body of a refused upgrade).
+   * in an error frame and closes with CLOSE_CODES.channelFull (a browser cannot read the body of a refused upgrade).
    */
   accept(attachment: ProviderAttachment, channelId: string): Response {
     const pair = new WebSocketPair();
@@ -85,7 +86,7 @@ export class ProviderStore {
         code: "channel_full",
         message: `This channel already has ${LIMITS.providersPerChannel} providers connected; close a tab or sidecar first.`,
       });
-      server.close(4009, "channel full");
+      server.close(CLOSE_CODES.channelFull, "channel full");
       return upgraded();
     }
     this.ctx.acceptWebSocket(server, [attachment.providerId, `token:${attachment.tokenId}`]);

@@ -20,7 +20,6 @@ import { normalizeHost } from "../registry/origins.js";
 import { closeChannelRelay } from "../maintenance.js";
 import {
   deleteAccountSessions,
-  hubOriginOf,
   requireAccount,
   requireHubOrigin,
   signInResponse,
@@ -51,7 +50,7 @@ import {
 
 export const accountRoutes = new Hono<AppEnv>();
 
-const relyingParty = (c: AppContext): RelyingParty => ({ origin: hubOriginOf(c) });
+const relyingParty = (c: AppContext): RelyingParty => ({ origin: c.var.hub });
 
 accountRoutes.use("*", requireHubOrigin());
 

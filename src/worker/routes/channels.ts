@@ -55,10 +55,6 @@ declare module "hono" {
 export const channelRoutes = new Hono<AppEnv>();
 export const pairRoutes = new Hono<AppEnv>();
 
-export function hubOrigin(c: AppContext): string {
-  return new URL(c.req.url).origin;
-}
-
 /**
  * Middleware factory for the routes of `/:id` its owner uses: the channel's owner key (`Authorization: Bearer
  * who_…`), or else the session of the account that owns the channel. Sets `ownedChannel`.
@@ -86,7 +82,7 @@ channelRoutes.post(
 channelRoutes.post("/", async (c) => {
   const body = await readJson(c, CreateChannelBodySchema);
   const account = await currentAccount(c);
-  const created = await createChannel(c.var.db, body, hubOrigin(c), c.var.now, account?.id ?? null);
+  const created = await createChannel(c.var.db, body, c.var.hub, c.var.now, account?.id ?? null);
   return c.json(
     { ...created, note: "The owner key, agent token and pairing code are shown once. Store them now." },
     201,
@@ -154,7 +150,7 @@ channelRoutes.get("/:id", async (c) => {
   const live = await relayOf(c.env, channel).checkedSnapshot(configOf(channel));
   return c.json({
     channel: channelView(channel),
-    mcpUrl: `${hubOrigin(c)}/mcp/${channel.id}`,
+    mcpUrl: `${c.var.hub}/mcp/${channel.id}`,
     ...live,
     agentTokens: await listAgentTokens(c.var.db, channel),
   });
@@ -186,7 +182,7 @@ channelRoutes.post("/:id/agent-tokens", async (c) => {
   const body = c.req.header("content-type")
     ? await readJson(c, CreateAgentTokenBodySchema)
     : CreateAgentTokenBodySchema.parse({});
-  return c.json(await createAgentToken(c.var.db, channel, body.label, hubOrigin(c), c.var.now), 201);
+  return c.json(await createAgentToken(c.var.db, channel, body.label, c.var.hub, c.var.now), 201);
 });
 
 channelRoutes.get("/:id/agent-tokens", async (c) => {
@@ -212,13 +208,13 @@ channelRoutes.delete("/:id/providers/:tokenId", async (c) => {
 
 // Connected apps: the OAuth clients the owning account let use this channel (src/worker/oauth).
 channelRoutes.get("/:id/connected-apps", async (c) => {
-  return c.json({ connectedApps: await listConnectedApps(c.env, hubOrigin(c), c.var.ownedChannel) });
+  return c.json({ connectedApps: await listConnectedApps(c.env, c.var.hub, c.var.ownedChannel) });
 });
 
 channelRoutes.delete("/:id/connected-apps/:grantId", async (c) => {
   const channel = c.var.ownedChannel;
   const grantId = c.req.param("grantId") ?? "";
-  await revokeConnectedApp(c.env, hubOrigin(c), channel, grantId);
+  await revokeConnectedApp(c.env, c.var.hub, channel, grantId);
   // Its tokens are gone; its open MCP sessions and GET streams end now too (they are keyed `oauth:<grantId>`).
   const closedSessions = await relayOf(c.env, channel).revokeAgent(`oauth:${grantId}`);
   return c.json({ revoked: grantId, closedSessions });
@@ -237,7 +233,7 @@ async function policyAgentOf(c: AppContext, kind: "token" | "app"): Promise<stri
     return tokenId;
   }
   const grantId = c.req.param("grantId") ?? "";
-  const apps = await listConnectedApps(c.env, hubOrigin(c), channel);
+  const apps = await listConnectedApps(c.env, c.var.hub, channel);
   if (!apps.some((a) => a.grantId === grantId))
     throw new HubError("not_found", `No connected app ${grantId} in this channel.`);
   return `oauth:${grantId}`;
@@ -348,9 +344,9 @@ pairRoutes.post("/", async (c) => {
   const paired = await redeemPairingCode(
     c.var.db,
     body,
-    pairingSource(c.req.raw.headers, hubOrigin(c)),
+    pairingSource(c.req.raw.headers, c.var.hub),
     client,
-    hubOrigin(c),
+    c.var.hub,
     c.var.now,
   );
   return c.json(paired, 201);

@@ -7,7 +7,6 @@
 import { Hono } from "../http/hono.js";
 import type { AppContext, AppEnv } from "../http/context.js";
 import { HubError } from "../http/errors.js";
-import { hubOrigin } from "./channels.js";
 
 const TYPES = { tgz: "application/gzip", zip: "application/zip" } as const;
 
@@ -72,7 +71,7 @@ async function download(c: AppContext, kind: "tgz" | "zip"): Promise<Response> {
     throw new HubError("not_found", `${c.req.path} is not built on this hub: run \`npm run build\`.`);
   }
   const bytes = new Uint8Array(await stored.arrayBuffer());
-  const origin = hubOrigin(c);
+  const origin = c.var.hub;
   return c.body(kind === "tgz" ? stampTgz(bytes, origin) : stampZip(bytes, origin), 200, {
     "content-type": TYPES[kind],
     // the same file name whatever the hub, and revalidated each time so an upgraded hub serves its new build

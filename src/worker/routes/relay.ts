@@ -3,6 +3,7 @@
 import type { Context } from "hono";
 import { Hono } from "../http/hono.js";
 import {
+  CLOSE_CODES,
   CONTROL_QUERY,
   LIMITS,
   RELAY_HEADER,
@@ -144,14 +145,11 @@ async function agentTokenHash(c: AppContext, token: string): Promise<string> {
   return hash;
 }
 
-export const CLOSE_UNAUTHORIZED = 4001;
-export const CLOSE_FORBIDDEN = 4003;
-
 function refuseInBand(e: HubError): Response {
   const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
   server.accept();
   server.send(JSON.stringify({ type: "error", code: e.code, message: e.message }));
-  server.close(e.code === "unauthorized" ? CLOSE_UNAUTHORIZED : CLOSE_FORBIDDEN, e.code);
+  server.close(e.code === "unauthorized" ? CLOSE_CODES.unauthorized : CLOSE_CODES.forbidden, e.code);
   return new Response(null, {
     status: 101,
     webSocket: client,
@@ -229,7 +227,7 @@ async function authenticateMcpAgent(
   token: string | undefined,
   viaPath: boolean,
 ) {
-  const hub = new URL(c.req.url).origin;
+  const hub = c.var.hub;
   if (!token)
     throw new HubError(
       "unauthorized",

@@ -11,6 +11,7 @@ import {
   VerifySiteBodySchema,
   ExportParamsSchema,
 } from "../../protocol/index.js";
+import type { SiteCloudView } from "../../protocol/views.js";
 import { readBodyText, readJson } from "../http/body.js";
 import { query, type AppContext, type AppEnv } from "../http/context.js";
 import { HubError } from "../http/errors.js";
@@ -84,7 +85,7 @@ siteRoutes.post("/", async (c) => {
 
 siteRoutes.get("/:host", async (c) => {
   const site = await getVerifiedSite(c.var.db, c.req.param("host"));
-  const cloud = cloudContextOf(c.req.url, c.env);
+  const cloud = cloudContextOf(c.var.hub, c.env);
   const tools = await siteTools(c.var.db, site.host, cloud);
   return c.json({
     site: siteView(site),
@@ -183,7 +184,7 @@ siteRoutes.put("/:host/cloud", async (c) => {
   const { enabled } = await readJson(c, SiteCloudBodySchema);
   const site = await setSiteCloud(c.var.db, owned, enabled);
   if (site !== owned) pushLater(c, site.host);
-  return c.json({ site: siteView(site) });
+  return c.json({ site: siteView(site) } satisfies SiteCloudView);
 });
 
 // A site's tool usage (registry/usage.ts): the owner's figures per day and tool, as JSON or CSV.
@@ -266,7 +267,7 @@ siteRoutes.get("/:host/manifest/versions", async (c) => {
 siteRoutes.get("/:host/tools", async (c) => {
   const { format } = query(c, ExportParamsSchema);
   const site = await getVerifiedSite(c.var.db, c.req.param("host"));
-  const tools = await siteTools(c.var.db, site.host, cloudContextOf(c.req.url, c.env));
+  const tools = await siteTools(c.var.db, site.host, cloudContextOf(c.var.hub, c.env));
   if (tools.length === 0) throw new HubError("not_found", `${site.host} has not published any tools yet.`);
   return c.json(exportTools(format, site, tools));
 });

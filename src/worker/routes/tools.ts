@@ -27,7 +27,7 @@ toolRoutes.get("/", async (c) => {
     await searchTools(
       c.var.db,
       { ...params, site: params.site ? normalizeHost(params.site) : undefined },
-      cloudContextOf(c.req.url, c.env),
+      cloudContextOf(c.var.hub, c.env),
       c.var.now,
     ),
   );
