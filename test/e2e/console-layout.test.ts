@@ -4,7 +4,8 @@
 // names that wrap only between their words at 360 and 1280 px, the connected app's count and last use, the
 // audit naming the app and the first token for what they are, the approval naming the agent, /channels
 // listing a channel once, Try it offering the account's channels, and the one-click console link (its
-// fragment kept in this browser and gone from the address bar). Screenshots at 360 and 1280 px.
+// fragment kept in this browser and gone from the address bar); the app's tool policy edited in its row.
+// Screenshots at 360 and 1280 px.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -382,5 +383,38 @@ describe("the channel console at a glance", () => {
     } finally {
       await fresh.close();
     }
+  });
+
+  it("edits the connected app's tool policy in its row: read-only, and the app then lists only read-only tools", async () => {
+    const row = page.locator("#app-rows > tr:not(.policy-row)").first();
+    await poll(async () => squash(await row.locator("td.policy-summary").textContent())).toBe(
+      "All tools Edit",
+    );
+    await row.getByRole("button", { name: `Edit the tools the app “${APP}” may call` }).click();
+    const editor = page.getByRole("form", { name: `Tools the app “${APP}” may call` });
+    await editor.getByRole("radio", { name: "Read-only tools" }).check();
+    await editor.getByRole("button", { name: "Save" }).click();
+    await poll(async () => squash(await row.locator("td.policy-summary").textContent())).toBe(
+      "Read-only tools Edit",
+    );
+    const owner = { authorization: `Bearer ${channel.ownerKey}` };
+    const apps = (await (
+      await fetch(`${hubUrl}/api/channels/${channel.id}/connected-apps`, { headers: owner })
+    ).json()) as { connectedApps: Array<{ grantId: string }> };
+    const policyUrl = `${hubUrl}/api/channels/${channel.id}/connected-apps/${apps.connectedApps[0]!.grantId}/policy`;
+    expect(await (await fetch(policyUrl, { headers: owner })).json()).toEqual({ tools: "read-only" });
+    const listed = (await app.listTools()).tools;
+    expect(listed.length).toBeGreaterThan(0);
+    expect(listed.filter((t) => t.annotations?.readOnlyHint !== true).map((t) => t.name)).toEqual([]);
+
+    // Back to all tools, from the same editor.
+    await row.getByRole("button", { name: `Edit the tools the app “${APP}” may call` }).click();
+    await editor.getByRole("radio", { name: "All tools" }).check();
+    await editor.getByRole("button", { name: "Save" }).click();
+    await poll(async () => squash(await row.locator("td.policy-summary").textContent())).toBe(
+      "All tools Edit",
+    );
+    expect(await (await fetch(policyUrl, { headers: owner })).json()).toEqual({ tools: "all" });
+    expect(problems).toEqual([]);
   });
 });
