@@ -30,7 +30,11 @@ afterAll(() => {
   if (root) removeDir(root);
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Whether a message is a progress notification for `token`. */
+function progressOf(m: Record<string, unknown>, token: string): boolean {
+  const params = m.params as { progressToken?: unknown } | undefined;
+  return m.method === "notifications/progress" && params?.progressToken === token;
+}
 
 describe.each([
   ["on the worker threads", []],
@@ -81,11 +85,33 @@ describe.each([
           params: { requestId: 7, reason: "test", _meta: requestMeta(era) },
         });
         const cancelledAt = raw.messages.length;
-        await sleep(150); // a progress notification already on its way may still arrive
-        const settled = raw.messages.length;
-        await sleep(1500);
-        const later = raw.messages.slice(settled);
-        expect(later.filter((m) => m.method === "notifications/progress")).toEqual([]);
+        // Once a later request is answered, the cancel has been handled (stdio is in order): anything of call 7
+        // after that would be a scan still running.
+        raw.send({ jsonrpc: "2.0", id: 70, method: "tools/list", params: { _meta: requestMeta(era) } });
+        await raw.waitFor((m) => m.id === 70);
+        const handled = raw.messages.length;
+        // A second whole-tree scan reports progress on the same 100 ms cadence a still-running scan 7 would:
+        // waiting for two of its notifications lets scan 7 speak if it were still going, without a timer here.
+        raw.send({
+          jsonrpc: "2.0",
+          id: 9,
+          method: "tools/call",
+          params: {
+            name: "fs.search_by_time",
+            arguments: { timeField: "modified" },
+            _meta: requestMeta(era, { progressToken: "p9" }),
+          },
+        });
+        await raw.waitFor((m) => progressOf(m, "p9"));
+        const firstP9 = raw.messages.length;
+        await raw.waitFor((m) => progressOf(m, "p9") && raw.messages.indexOf(m) >= firstP9);
+        raw.send({
+          jsonrpc: "2.0",
+          method: "notifications/cancelled",
+          params: { requestId: 9, reason: "test", _meta: requestMeta(era) },
+        });
+        const later = raw.messages.slice(handled);
+        expect(later.filter((m) => progressOf(m, "p7"))).toEqual([]);
         expect(raw.messages.slice(cancelledAt).some((m) => m.id === 7)).toBe(false);
         raw.send({
           jsonrpc: "2.0",
