@@ -15,7 +15,7 @@ export * from "./control-frames.js";
 export * from "./verification.js";
 export * from "./channels.js";
 export * from "./agent-policy.js";
-export * from "./channel-tools.js";
+export * from "./added-tools.js";
 export * from "./function-calls.js";
 export * from "./accounts.js";
 export * from "./oauth.js";

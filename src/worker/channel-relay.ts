@@ -25,7 +25,7 @@ import {
 } from "../protocol/index.js";
 import type { ChannelToolView, ProviderView } from "../protocol/views.js";
 import { CloudListing, callAddedInCloud } from "./cloud/channel.js";
-import { AddedTools } from "./relay/added-tools.js";
+import { AddedToolListing } from "./relay/added-tool-listing.js";
 import { AgentPolicies } from "./relay/agent-policies.js";
 import { AuditLog, type AuditRead, type AuditRows } from "./relay/audit-log.js";
 import { settingsOf } from "./env.js";
@@ -62,8 +62,8 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
   /** The owner's per-agent tool policies and pause switch (relay/agent-policies.ts). */
   private readonly policies: AgentPolicies;
   private readonly verifier: ToolVerifier;
-  /** The marketplace tools the owner added, listed while no tab offers them (added-tools.ts). */
-  private readonly added: AddedTools;
+  /** The marketplace tools the owner added, listed while no tab offers them (added-tool-listing.ts). */
+  private readonly added: AddedToolListing;
   /** Opens an added tool's page through the paired extension when no tab offers it (page-opener.ts). */
   private readonly opener: PageOpener;
   /** Which added tools run in the hub's browser, before any page is opened (cloud/channel.ts). */
@@ -90,7 +90,7 @@ export class ChannelRelay extends DurableObject<Env> implements ChannelTools {
     if (stored?.success) this.config = stored.data;
     this.providers = new ProviderStore(ctx, this.sql);
     const clock = () => this.now();
-    this.added = new AddedTools(env.DB, () => this.config?.channelId ?? null, clock);
+    this.added = new AddedToolListing(env.DB, () => this.config?.channelId ?? null, clock);
     this.catalog = new ToolCatalog(() => ({
       providers: [...this.providers.list(), ...this.added.providers()],
       strictNames: this.config?.strictNames ?? false,

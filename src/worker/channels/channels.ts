@@ -1,6 +1,6 @@
 // Channels and their secrets: owner keys, agent tokens, pairing codes and provider tokens (D1, hashed).
 import { and, desc, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
-import { LIMITS, PAIRING_ALPHABET, type PairBody } from "../../protocol/index.js";
+import { LIMITS, PAIRING_ALPHABET, type ChannelConfig, type PairBody } from "../../protocol/index.js";
 import type {
   AgentTokenView,
   ChannelView,
@@ -188,6 +188,21 @@ export async function noteChannelUse(
         or(isNull(channels.lastUsedAt), lt(channels.lastUsedAt, now - CHANNEL_USE_RESOLUTION_MS)),
       ),
     );
+}
+
+/**
+ * The channel settings a connecting provider's socket is forwarded with, read from D1 as it connects; the
+ * connection is a use of the channel (keeps it from expiring; written at most hourly). A channel deleted
+ * meanwhile gets the defaults.
+ */
+export async function providerChannelConfig(db: Db, channelId: string, now: number): Promise<ChannelConfig> {
+  const row = await db.query.channels.findFirst({ where: eq(channels.id, channelId) });
+  if (row) await noteChannelUse(db, row, now);
+  return {
+    channelId,
+    strictNames: row?.strictNames ?? false,
+    verificationPolicy: row?.verificationPolicy ?? "all",
+  };
 }
 
 export interface AgentIdentity {

@@ -7,7 +7,7 @@
 //
 // propose_tools (issue 16, "an agent may propose; the user confirms in the dashboard"): this server is public
 // and knows no user, so a proposal is a link, never stored state. It runs the REST add's checks without
-// storing (channels/channel-tools.ts checkAddable) and answers `HUB/sites/<host>/add?tool=…[&channel=…]`,
+// storing (channels/added-tools.ts checkAddable) and answers `HUB/sites/<host>/add?tool=…[&channel=…]`,
 // the dashboard page where the signed-in user chooses the channel and confirms. Decisions where the issue is
 // silent: the channel id is only carried into the link, never looked up (an unauthenticated caller learns
 // nothing about which channels exist; the page checks the user owns it); the link's origin is the origin the
@@ -21,7 +21,7 @@ import {
 } from "@modelcontextprotocol/server";
 import * as z from "zod";
 import { ExportFormatSchema, LIMITS, PublicUsageSchema, fieldIssues } from "../../protocol/index.js";
-import { checkAddable } from "../channels/channel-tools.js";
+import { checkAddable } from "../channels/added-tools.js";
 import type { Db } from "../db/client.js";
 import { hubServerJson } from "../discovery/server-json.js";
 import { HubError } from "../http/errors.js";

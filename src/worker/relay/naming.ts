@@ -15,7 +15,7 @@ import {
 export interface ProviderState {
   id: string;
   tokenId: string;
-  /** "registry": a site's marketplace tools added to the channel (added-tools.ts), no live connection. */
+  /** "registry": a site's marketplace tools added to the channel (added-tool-listing.ts), no live connection. */
   kind: "tab" | "sidecar" | "registry";
   /** Origin host for a tab, the paired label for a sidecar. */
   label: string;

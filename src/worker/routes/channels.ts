@@ -37,7 +37,7 @@ import {
   type ChannelRow,
 } from "../channels/channels.js";
 import { channelAudit } from "../channels/audit.js";
-import { addTools, addedToolView, readAddedTools, removeTools } from "../channels/channel-tools.js";
+import { addTools, addedToolView, readAddedTools, removeTools } from "../channels/added-tools.js";
 import { pairingSource } from "../channels/pairing-source.js";
 import { configOf, relayOf } from "../channels/relay-stub.js";
 import { currentAccount, requireHubOrigin } from "../accounts/session.js";
@@ -280,7 +280,7 @@ channelRoutes.post("/:id/resume", async (c) => {
   return c.json(await relayOf(c.env, channel).setPaused(configOf(channel), false));
 });
 
-// Marketplace tools added to the channel (channels/channel-tools.ts): listed to its agents while no tab
+// Marketplace tools added to the channel (channels/added-tools.ts): listed to its agents while no tab
 // offers them. The channel's object is told after each change so its agents hear list_changed at once.
 // Reading them also has the object read them again, so what the owner sees and what agents see agree at once
 // (a site delisted or unverified since leaves both), not only after the object's cache expires.

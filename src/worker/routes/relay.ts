@@ -16,7 +16,7 @@ import {
   authenticateAgent,
   authenticateProvider,
   labelForOrigin,
-  noteChannelUse,
+  providerChannelConfig,
 } from "../channels/channels.js";
 import { relayTabOrigin } from "../channels/pairing-source.js";
 import { configOf, relayOf } from "../channels/relay-stub.js";
@@ -71,14 +71,7 @@ relayRoutes.get("/:channelId", async (c) => {
       return refuseInBand(e);
     throw e;
   }
-  const channel = { id: row.channelId };
-  const channelRow = await c.var.db.query.channels.findFirst({
-    where: (t, { eq }) => eq(t.id, row.channelId),
-  });
-  // A connected provider is a use of the channel (keeps it from expiring; written at most hourly).
-  if (channelRow) await noteChannelUse(c.var.db, channelRow, c.var.now);
-  const strictNames = channelRow?.strictNames ?? false;
-  const verificationPolicy = channelRow?.verificationPolicy ?? "all";
+  const config = await providerChannelConfig(c.var.db, row.channelId, c.var.now);
   const attachment: ProviderAttachment = {
     providerId: crypto.randomUUID(),
     tokenId: row.id,
@@ -87,10 +80,10 @@ relayRoutes.get("/:channelId", async (c) => {
   };
   const headers = relayRequestHeaders(c.req.raw.headers, {
     kind: "provider",
-    config: { channelId: row.channelId, strictNames, verificationPolicy },
+    config,
     provider: attachment,
   });
-  return relayOf(c.env, channel).fetch(new Request(c.req.url, { headers }));
+  return relayOf(c.env, { id: row.channelId }).fetch(new Request(c.req.url, { headers }));
 });
 
 /**

@@ -9,7 +9,7 @@
 //   stored. Adding again is idempotent (the first added_at is kept).
 // - A site that is later unverified or delisted, or stops publishing a tool, keeps its rows (re-verifying or
 //   republishing brings them back); they are not listed to agents, and GET says why.
-// - The channel's object reads the rows itself (relay/added-tools.ts, cached like published manifests) rather
+// - The channel's object reads the rows itself (relay/added-tool-listing.ts, cached like published manifests) rather
 //   than having them sent with every request as the channel's settings are: the set can be hundreds of
 //   definitions, and it changes on the site's side too (delisting, republishing), which no channel request
 //   sees. The routes below tell the object at once after each change so agents hear list_changed.

@@ -1,4 +1,4 @@
-// The marketplace tools added to this channel (channels/channel-tools.ts stores them), as pseudo-providers
+// The marketplace tools added to this channel (channels/added-tools.ts stores them), as pseudo-providers
 // the tool catalog names alongside the live ones: one per site, kind "registry", grouped with the tabs of the
 // site's origin so that a tab offering the same tool wins (naming.ts routes a group's tool to its most
 // recently active member; a registry entry is never active) and the entry comes back when the tab leaves.
@@ -12,12 +12,12 @@
 // notOpenText), audited `disconnected`. Opening that page on demand through the paired extension (issue 16,
 // "Open on demand") is a later slice: it replaces that answer, not the listing.
 import type { LiveTool } from "../../protocol/index.js";
-import { readAddedTools, toolPage, unlistedReason } from "../channels/channel-tools.js";
+import { readAddedTools, toolPage, unlistedReason } from "../channels/added-tools.js";
 import type { ProviderState } from "./naming.js";
 
 export const ADDED_TTL_MS = 60_000;
 
-export class AddedTools {
+export class AddedToolListing {
   private current: ProviderState[] = [];
   private signature = "[]";
   private at = Number.NEGATIVE_INFINITY;
