@@ -19,12 +19,11 @@ import type {
   OpenFailure,
   OpenFrame,
 } from "../../src/protocol/control-frames.js";
+import { CLOSE_CODES } from "../../src/protocol/relay-socket.js";
 import { HubSocket, type HubSocketEvents } from "./hub-socket.js";
 import { readOpenCancel, readOpenFrame } from "./open-check.js";
 import type { StoredPairing } from "./settings.js";
 
-/** The hub's close code for a control socket replaced by a newer one (src/worker/relay/page-opener.ts). */
-export const CLOSE_REPLACED = 4008;
 /** The relay URL's query that makes the socket a control socket (the contract's CONTROL_QUERY; type-checked). */
 const CONTROL: typeof CONTROL_QUERY = "control";
 
@@ -52,7 +51,7 @@ export class ControlSocket extends HubSocket {
   protected welcomed(): void {}
 
   protected override finalClose(code: number): boolean {
-    if (code !== CLOSE_REPLACED) return false;
+    if (code !== CLOSE_CODES.replaced) return false;
     this.on.warn("the hub keeps a newer browser's connection for opening pages instead of this one.");
     return true;
   }

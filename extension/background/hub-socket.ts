@@ -5,12 +5,8 @@
 // good when the hub refuses the pairing in band (4001, 4003) or when a subclass says a close code is final.
 // Subclasses say where it connects, what a welcome starts, and what their other frames mean.
 import type { ProviderFrame } from "../../src/protocol/frames.js";
-import {
-  CLOSE_ORIGIN_REFUSED,
-  CLOSE_TOKEN_REFUSED,
-  RELAY_SUBPROTOCOL,
-  backoffMs,
-} from "../../src/bridge/relay-frames.js";
+import { CLOSE_CODES, RELAY_SUBPROTOCOL } from "../../src/protocol/relay-socket.js";
+import { backoffMs } from "../../src/bridge/relay-frames.js";
 import { isRecord } from "../content/page-channel.js";
 import type { StoredPairing } from "./settings.js";
 
@@ -73,7 +69,7 @@ export abstract class HubSocket {
     } catch {
       this.stopped = true;
       this.setStatus("offline");
-      this.events.refused(CLOSE_TOKEN_REFUSED, "", "The stored pairing is not usable.");
+      this.events.refused(CLOSE_CODES.unauthorized, "", "The stored pairing is not usable.");
       return;
     }
     this.ws = ws;
@@ -84,7 +80,7 @@ export abstract class HubSocket {
       this.ws = null;
       clearInterval(this.pingTimer);
       this.events.closed();
-      if (e.code === CLOSE_TOKEN_REFUSED || e.code === CLOSE_ORIGIN_REFUSED) {
+      if (e.code === CLOSE_CODES.unauthorized || e.code === CLOSE_CODES.forbidden) {
         this.stopped = true;
         this.setStatus("offline");
         this.events.refused(e.code, this.lastErrorCode, this.lastError);
@@ -112,7 +108,7 @@ export abstract class HubSocket {
     const ws = this.ws;
     this.ws = null;
     if (ws) {
-      ws.close(1000, reason);
+      ws.close(CLOSE_CODES.normal, reason);
       this.events.closed();
     }
   }

@@ -2,6 +2,7 @@
 // /extension/connect page (where the signed-in user made one), traded at the hub for a provider token. A new
 // pairing replaces the old one; unpairing, or the hub refusing the pairing, drops every socket and every
 // waiting approval, and the popup says why.
+import { CLOSE_CODES } from "../../src/protocol/relay-socket.js";
 import type { UiResponse } from "../messages.js";
 import { isRecord } from "../content/page-channel.js";
 import type { Approvals } from "./approvals.js";
@@ -89,7 +90,7 @@ export class Pairing {
   async refused(code: number, message: string): Promise<void> {
     if (!this.settings.pairing) return;
     const why =
-      code === 4003
+      code === CLOSE_CODES.forbidden
         ? "The hub does not accept this pairing from this extension (was it paired from another install?)."
         : "The hub no longer accepts this browser's pairing: it was revoked, or the channel was deleted.";
     await this.unpair(`${why} Pair again.${message ? ` (The hub said: ${message})` : ""}`);

@@ -125,9 +125,3 @@ export function backoffMs(attempt: number): number {
   const base = Math.min(30_000, 500 * 2 ** attempt);
   return base / 2 + (Math.random() * base) / 2;
 }
-
-// Transitional: the extension still imports these names from here until it imports protocol/relay-socket.ts.
-export { RELAY_SUBPROTOCOL } from "../protocol/relay-socket.js";
-import { CLOSE_CODES } from "../protocol/relay-socket.js";
-export const CLOSE_TOKEN_REFUSED = CLOSE_CODES.unauthorized;
-export const CLOSE_ORIGIN_REFUSED = CLOSE_CODES.forbidden;
