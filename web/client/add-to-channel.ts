@@ -10,6 +10,7 @@
 // - The last channel used is remembered (local storage "add-channel") and pre-selected next time, unless the
 //   page names one (a proposal's `channel`) that is one of the user's.
 import { ApiError, api } from "./lib/api.js";
+import { whileBusy } from "./lib/busy.js";
 import { $, byId, h, messageOf, type Child } from "./lib/dom.js";
 import { myChannels, type OwnedChannel } from "./lib/my-channels.js";
 import { store } from "./lib/store.js";
@@ -118,39 +119,38 @@ async function setup(section: HTMLElement): Promise<void> {
       form.querySelector<HTMLInputElement>('input[name="tool"]')?.focus();
       return;
     }
-    submit.disabled = true;
-    setStatus("info", `Adding to “${channel.name}”…`);
-    try {
-      const body = await api<{ host: string; added: string[] }>(
-        `/api/channels/${encodeURIComponent(channel.id)}/tools`,
-        { method: "POST", json: { host, tools: names }, token: channel.token },
-      );
-      store.set(REMEMBERED, channel.id);
-      const list = body.added.flatMap((n, i) => [i ? ", " : "", h("code", {}, n)]);
-      setStatus(
-        "ok",
-        h(
-          "p",
-          {},
-          h("strong", {}, "Added. "),
-          body.added.length === 1 ? "The tool " : `${body.added.length} tools `,
-          ...list,
-          ` of ${body.host} ${body.added.length === 1 ? "is" : "are"} now in “${channel.name}”: its agents see ${body.added.length === 1 ? "it" : "them"} even with no tab open.`,
-        ),
-        h(
-          "p",
-          {},
+    await whileBusy([submit], async () => {
+      setStatus("info", `Adding to “${channel.name}”…`);
+      try {
+        const body = await api<{ host: string; added: string[] }>(
+          `/api/channels/${encodeURIComponent(channel.id)}/tools`,
+          { method: "POST", json: { host, tools: names }, token: channel.token },
+        );
+        store.set(REMEMBERED, channel.id);
+        const list = body.added.flatMap((n, i) => [i ? ", " : "", h("code", {}, n)]);
+        setStatus(
+          "ok",
           h(
-            "a",
-            { href: `/channels/${encodeURIComponent(channel.id)}#added-tools` },
-            `Open the console of “${channel.name}”`,
+            "p",
+            {},
+            h("strong", {}, "Added. "),
+            body.added.length === 1 ? "The tool " : `${body.added.length} tools `,
+            ...list,
+            ` of ${body.host} ${body.added.length === 1 ? "is" : "are"} now in “${channel.name}”: its agents see ${body.added.length === 1 ? "it" : "them"} even with no tab open.`,
           ),
-        ),
-      );
-    } catch (e) {
-      setStatus("error", h("p", {}, h("strong", {}, "Nothing was added. "), ...explain(e, channel)));
-    } finally {
-      submit.disabled = false;
-    }
+          h(
+            "p",
+            {},
+            h(
+              "a",
+              { href: `/channels/${encodeURIComponent(channel.id)}#added-tools` },
+              `Open the console of “${channel.name}”`,
+            ),
+          ),
+        );
+      } catch (e) {
+        setStatus("error", h("p", {}, h("strong", {}, "Nothing was added. "), ...explain(e, channel)));
+      }
+    });
   }
 }

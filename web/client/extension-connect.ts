@@ -6,6 +6,7 @@
 import type { ConnectCodeMessage, ConnectResultMessage } from "../../extension/messages.js";
 import type { PairingCodeView } from "../../src/protocol/views.js";
 import { api, ApiError } from "./lib/api.js";
+import { whileBusy } from "./lib/busy.js";
 import { $, byId } from "./lib/dom.js";
 
 /** The channel whose code was last handed over: "connected" without a channelId means this one. */
@@ -33,31 +34,30 @@ function showError(text: string | null): void {
 async function connect(button: HTMLButtonElement): Promise<void> {
   const id = button.dataset.channelId ?? "";
   const name = button.dataset.channelName ?? id;
-  button.disabled = true;
-  showError(null);
-  status(`Making a pairing code for “${name}”…`);
-  try {
-    const made = await api<PairingCodeView>(`/api/channels/${encodeURIComponent(id)}/pairing-codes`, {
-      method: "POST",
-    });
-    pending = { id, name };
-    byId("connect-code").textContent = made.pairingCode;
-    byId("connect-code-expiry").textContent =
-      `(valid until ${new Date(made.expiresAt).toLocaleTimeString()})`;
-    byId("connect-code-row").hidden = false;
-    const message: ConnectCodeMessage = {
-      source: "webmcp-hub-connect",
-      type: "pairing-code",
-      code: made.pairingCode,
-    };
-    window.postMessage(message, location.origin);
-    status(`Pairing code for “${name}” handed to the extension. Waiting for it to connect…`);
-  } catch (e) {
-    status(`No pairing code for “${name}”.`);
-    showError(e instanceof ApiError ? e.message : String(e));
-  } finally {
-    button.disabled = false;
-  }
+  await whileBusy([button], async () => {
+    showError(null);
+    status(`Making a pairing code for “${name}”…`);
+    try {
+      const made = await api<PairingCodeView>(`/api/channels/${encodeURIComponent(id)}/pairing-codes`, {
+        method: "POST",
+      });
+      pending = { id, name };
+      byId("connect-code").textContent = made.pairingCode;
+      byId("connect-code-expiry").textContent =
+        `(valid until ${new Date(made.expiresAt).toLocaleTimeString()})`;
+      byId("connect-code-row").hidden = false;
+      const message: ConnectCodeMessage = {
+        source: "webmcp-hub-connect",
+        type: "pairing-code",
+        code: made.pairingCode,
+      };
+      window.postMessage(message, location.origin);
+      status(`Pairing code for “${name}” handed to the extension. Waiting for it to connect…`);
+    } catch (e) {
+      status(`No pairing code for “${name}”.`);
+      showError(e instanceof ApiError ? e.message : String(e));
+    }
+  });
 }
 
 function isResult(data: unknown): data is ConnectResultMessage {

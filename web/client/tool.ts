@@ -10,6 +10,7 @@
 import type { ChannelSnapshot, CreatedAgentToken, PlainCallResult } from "../../src/protocol/views.js";
 import type { ContentBlock } from "../../src/protocol/results.js";
 import { ApiError, api } from "./lib/api.js";
+import { whileBusy } from "./lib/busy.js";
 import { $, announce, byId, fill, h, messageOf, showError, type Child } from "./lib/dom.js";
 import { myChannels, type OwnedChannel } from "./lib/my-channels.js";
 import { store } from "./lib/store.js";
@@ -134,11 +135,8 @@ async function setup(section: HTMLElement) {
   let exposedName: string | null = null;
 
   /** Looks for this tool among the channel's live tools; explains what to do when it is not there. */
-  /** Numbers each check: only the latest one may write the status (an earlier one can answer last). */
-  let checks = 0;
   async function check(): Promise<boolean> {
     const ch = channel();
-    const mine = ++checks;
     exposedName = null;
     if (!ch) return false;
     setStatus("info", h("p", {}, "Checking which tabs are connected to ", h("strong", {}, ch.name), "…"));
@@ -148,7 +146,6 @@ async function setup(section: HTMLElement) {
         token: ch.token,
       });
     } catch (e) {
-      if (mine !== checks) return false;
       const gone = e instanceof ApiError && (e.status === 401 || e.status === 404);
       setStatus(
         "error",
@@ -167,8 +164,6 @@ async function setup(section: HTMLElement) {
       );
       return false;
     }
-    // A newer check (another channel was chosen meanwhile) has the last word.
-    if (mine !== checks) return false;
     const match = snapshot.tools.find((t) => t.origin === origin && (t.originalName ?? t.name) === toolName);
     if (match) {
       exposedName = match.name;
@@ -233,47 +228,51 @@ async function setup(section: HTMLElement) {
     if (!args) return;
     const ch = channel();
     if (!ch) return;
-    run.disabled = true;
-    try {
-      if (!(await check())) {
-        status.focus();
-        announce("The tool is not connected. See the steps above.");
-        return;
-      }
-      let token = heldToken(ch) ?? (await makeTryToken(ch));
-      result.replaceChildren(
-        h(
-          "p",
-          { class: "alert info" },
-          readOnly ? "Running…" : "Waiting for you to approve the call in the tab… (up to 60 seconds)",
-        ),
-      );
-      const started = performance.now();
-      const call = (agentToken: string) =>
-        api<{ results: PlainCallResult[] }>(`/api/channels/${encodeURIComponent(ch.id)}/calls`, {
-          method: "POST",
-          token: agentToken,
-          json: { name: exposedName, arguments: args },
-        });
-      let body: { results: PlainCallResult[] };
+    await whileBusy([run], async () => {
       try {
-        body = await call(token);
+        if (!(await check())) {
+          status.focus();
+          announce("The tool is not connected. See the steps above.");
+          return;
+        }
+        let token = heldToken(ch) ?? (await makeTryToken(ch));
+        result.replaceChildren(
+          h(
+            "p",
+            { class: "alert info" },
+            readOnly ? "Running…" : "Waiting for you to approve the call in the tab… (up to 60 seconds)",
+          ),
+        );
+        const started = performance.now();
+        const call = (agentToken: string) =>
+          api<{ results: PlainCallResult[] }>(`/api/channels/${encodeURIComponent(ch.id)}/calls`, {
+            method: "POST",
+            token: agentToken,
+            json: { name: exposedName, arguments: args },
+          });
+        let body: { results: PlainCallResult[] };
+        try {
+          body = await call(token);
+        } catch (e) {
+          // The token Try it made here was revoked in the console: make another, once.
+          const mine = store.get<Record<string, string>>(TRY_TOKENS, {})[ch.id] === token;
+          if (!(e instanceof ApiError && e.status === 401 && mine)) throw e;
+          token = await makeTryToken(ch);
+          body = await call(token);
+        }
+        const first = body.results[0];
+        if (first) renderResult(result, first, performance.now() - started, STATUS_HELP);
       } catch (e) {
-        // The token Try it made here was revoked in the console: make another, once.
-        const mine = store.get<Record<string, string>>(TRY_TOKENS, {})[ch.id] === token;
-        if (!(e instanceof ApiError && e.status === 401 && mine)) throw e;
-        token = await makeTryToken(ch);
-        body = await call(token);
+        result.replaceChildren(
+          h(
+            "div",
+            { class: "alert error", role: "alert" },
+            h("strong", {}, "The call failed. "),
+            messageOf(e),
+          ),
+        );
       }
-      const first = body.results[0];
-      if (first) renderResult(result, first, performance.now() - started, STATUS_HELP);
-    } catch (e) {
-      result.replaceChildren(
-        h("div", { class: "alert error", role: "alert" }, h("strong", {}, "The call failed. "), messageOf(e)),
-      );
-    } finally {
-      run.disabled = false;
-    }
+    });
   });
 }
 
@@ -298,22 +297,26 @@ function setupCloud(section: HTMLElement) {
     event.preventDefault();
     const args = collect(true);
     if (!args) return;
-    run.disabled = true;
-    result.replaceChildren(h("p", { class: "alert info" }, "Running in the hub's browser…"));
-    const started = performance.now();
-    try {
-      const call = await api<PlainCallResult>(
-        `/api/sites/${encodeURIComponent(host)}/tools/${encodeURIComponent(toolName)}/try`,
-        { method: "POST", json: { arguments: args } },
-      );
-      renderResult(result, call, performance.now() - started, CLOUD_STATUS_HELP);
-    } catch (e) {
-      result.replaceChildren(
-        h("div", { class: "alert error", role: "alert" }, h("strong", {}, "The call failed. "), messageOf(e)),
-      );
-    } finally {
-      run.disabled = false;
-    }
+    await whileBusy([run], async () => {
+      result.replaceChildren(h("p", { class: "alert info" }, "Running in the hub's browser…"));
+      const started = performance.now();
+      try {
+        const call = await api<PlainCallResult>(
+          `/api/sites/${encodeURIComponent(host)}/tools/${encodeURIComponent(toolName)}/try`,
+          { method: "POST", json: { arguments: args } },
+        );
+        renderResult(result, call, performance.now() - started, CLOUD_STATUS_HELP);
+      } catch (e) {
+        result.replaceChildren(
+          h(
+            "div",
+            { class: "alert error", role: "alert" },
+            h("strong", {}, "The call failed. "),
+            messageOf(e),
+          ),
+        );
+      }
+    });
   });
 }
 
