@@ -135,8 +135,11 @@ async function setup(section: HTMLElement) {
   let exposedName: string | null = null;
 
   /** Looks for this tool among the channel's live tools; explains what to do when it is not there. */
+  /** Numbers each check: only the latest one may write the status (an earlier one can answer last). */
+  let checks = 0;
   async function check(): Promise<boolean> {
     const ch = channel();
+    const mine = ++checks;
     exposedName = null;
     if (!ch) return false;
     setStatus("info", h("p", {}, "Checking which tabs are connected to ", h("strong", {}, ch.name), "…"));
@@ -146,6 +149,7 @@ async function setup(section: HTMLElement) {
         token: ch.token,
       });
     } catch (e) {
+      if (mine !== checks) return false;
       const gone = e instanceof ApiError && (e.status === 401 || e.status === 404);
       setStatus(
         "error",
@@ -164,6 +168,8 @@ async function setup(section: HTMLElement) {
       );
       return false;
     }
+    // A newer check (another channel was chosen meanwhile) has the last word.
+    if (mine !== checks) return false;
     const match = snapshot.tools.find((t) => t.origin === origin && (t.originalName ?? t.name) === toolName);
     if (match) {
       exposedName = match.name;
