@@ -3,9 +3,6 @@
 import * as z from "zod";
 import { LIMITS } from "./limits.js";
 
-/** The provider `_meta` of a tool listed from the registry (no tab offers it now). */
-export const META_REGISTRY_KIND = "registry";
-
 export const AddChannelToolsBodySchema = z
   .object({
     /** The site's host, as in /api/sites/:host. */

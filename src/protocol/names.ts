@@ -3,7 +3,6 @@
 import { LIMITS } from "./limits.js";
 
 export const TOOL_NAME_PATTERN = new RegExp(`^[A-Za-z0-9_.-]{1,${LIMITS.toolNameMax}}$`);
-export const STRICT_TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * Rewrites a name so it fits `[A-Za-z0-9_-]{1,max}`: forbidden characters become `_`, and an over-long

@@ -50,8 +50,3 @@ export const ToolDescriptorSchema = z.object({
 });
 export type ToolDescriptor = z.infer<typeof ToolDescriptorSchema>;
 export type ToolDescriptorInput = z.input<typeof ToolDescriptorSchema>;
-
-/** True when a tool declares it changes nothing; anything else needs the user's approval on the relay. */
-export function isReadOnly(tool: Pick<ToolDescriptor, "annotations">): boolean {
-  return tool.annotations?.readOnlyHint === true;
-}

@@ -42,5 +42,3 @@ export type VerificationPolicy = z.infer<typeof VerificationPolicySchema>;
 export const ChannelSettingsBodySchema = z
   .object({ verificationPolicy: VerificationPolicySchema.optional() })
   .strict();
-
-export { verificationText } from "./verification-text.js";

@@ -7,12 +7,11 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { launchBrowser, SCREENSHOT_DIR, type E2EBrowser } from "./browser.js";
 import { api, createChannelInUi } from "./hub-api.js";
 
-const hubUrl = inject("hubUrl");
 const enc = encodeURIComponent;
 const poll = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 20_000 });
 const squash = (text: string | null | undefined) => (text ?? "").replace(/\s+/g, " ").trim();

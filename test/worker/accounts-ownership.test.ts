@@ -141,7 +141,7 @@ describe("channels of an account", () => {
       json: { label: "ci" },
     });
     expect(made.status).toBe(201);
-    const { id, ownerKey } = await json(made);
+    const { ownerKey } = await json(made);
     const list = (await json(await api(`/api/channels/${anon.id}/owner-keys`, { headers: auth }))).ownerKeys;
     expect(list.map((k: { label: string }) => k.label).sort()).toEqual(["ci", "created with the channel"]);
     expect(JSON.stringify(list)).not.toContain("who_");

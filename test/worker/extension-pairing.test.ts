@@ -2,7 +2,7 @@
 // then one relay socket per shared tab (`?origin=<tab origin>`), each an ordinary tab provider labelled and
 // routed by that origin; in-band refusals a service worker can read; revocation of every tab at once;
 // keep-alive pings; and the signed-in /extension/connect page that hands the extension a code.
-import { env, SELF } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { signedInAccount } from "./account-helpers.js";
 import { api, expectError } from "./helpers.js";
@@ -18,14 +18,7 @@ import {
   snapshot,
   until,
 } from "./extension-helpers.js";
-import {
-  connectAgent,
-  createChannel,
-  echoTool,
-  HUB,
-  newPairingCode,
-  type TestChannel,
-} from "./relay-helpers.js";
+import { connectAgent, createChannel, newPairingCode, type TestChannel } from "./relay-helpers.js";
 
 /** A refused upgrade told in band: the error frame, then the close code. */
 async function refusedInBand(res: Response): Promise<{ frame: unknown; code: number }> {

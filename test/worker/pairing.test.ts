@@ -2,15 +2,7 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { api, expectError } from "./helpers.js";
-import {
-  connectAgent,
-  connectProvider,
-  createChannel,
-  HUB,
-  newPairingCode,
-  pair,
-  until,
-} from "./relay-helpers.js";
+import { connectAgent, connectProvider, createChannel, HUB, pair, until } from "./relay-helpers.js";
 
 /** A refused upgrade told in band: the error frame, then the close code. */
 async function refusedInBand(res: Response): Promise<{ frame: unknown; code: number }> {

@@ -18,7 +18,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import serverSchema from "../fixtures/discovery/server.schema.json";
 import { createApp } from "../../src/worker/app.js";
 import { serverNameOf } from "../../src/worker/discovery/names.js";
-import { api, BASE, publish, tool, verifiedSite, lookupCloudTool, plainReadOnlyTool } from "./helpers.js";
+import { api, BASE, publish, verifiedSite, lookupCloudTool, plainReadOnlyTool } from "./helpers.js";
 
 const OFFICIAL = "io.modelcontextprotocol.registry/official";
 const HUB_META = "webmcp-hub/server";

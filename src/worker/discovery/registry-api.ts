@@ -28,7 +28,7 @@ import type { Db } from "../db/client.js";
 import { CLOUD_CAPABLE_SQL, cloudContextOf, type CloudContext } from "../registry/cloud.js";
 import { decodeCursor, encodeCursor } from "../registry/cursor.js";
 import { parseUpdatedSince } from "../registry/feeds.js";
-import { HUB_META_KEY, REGISTRY_SERVER_PART, SITE_SERVER_PART, hostOfServerName } from "./names.js";
+import { HUB_META_KEY, SITE_SERVER_PART, hostOfServerName } from "./names.js";
 import { discoveryCors } from "./server-card.js";
 import {
   REGISTRY_SERVER_VERSION,

@@ -12,8 +12,6 @@
 
 import { parseIPv4, parseIPv6 } from "../net/ip-literal.js";
 
-export { parseIPv4, parseIPv6 };
-
 export interface SpecialRange {
   /** The block in CIDR notation, e.g. `64:ff9b::/96`. */
   cidr: string;
@@ -120,9 +118,4 @@ export function specialRangeOf(text: string): SpecialRange | undefined {
   const named = IPV6_BLOCKS.find((b) => within(six, b));
   if (named) return named;
   return within(six, GLOBAL_UNICAST) ? undefined : OUTSIDE_GLOBAL_UNICAST;
-}
-
-/** Whether `text` is an IP address literal (dotted-decimal IPv4 or IPv6, brackets allowed). */
-export function isIpLiteral(text: string): boolean {
-  return parseIPv4(text) !== undefined || parseIPv6(text) !== undefined;
 }

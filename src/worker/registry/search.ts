@@ -13,7 +13,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { JsonSchemaObject, ToolAnnotations } from "../../protocol/index.js";
 import type { RegistryToolView, ToolSearchPage } from "../../protocol/views.js";
-import { checkTool, type DefinitionFinding } from "../../protocol/tool-checks.js";
+import { checkTool } from "../../protocol/tool-checks.js";
 import type { Db } from "../db/client.js";
 import { CLOUD_CAPABLE_SQL, cloudEndpoint, type CloudContext } from "./cloud.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
