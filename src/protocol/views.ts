@@ -9,6 +9,7 @@ import type { PublicUsage } from "./usage.js";
 import type { ToolVerification, VerificationPolicy, VerificationStatus } from "./verification.js";
 import type { CallToolResult } from "./results.js";
 import type { DefinitionFinding } from "./tool-checks.js";
+import type { ToolPolicy } from "./agent-policy.js";
 
 export interface ChannelView {
   id: string;
@@ -83,6 +84,10 @@ export interface ChannelSnapshot {
   agentTokens: AgentTokenView[];
   /** Browsers whose extension is connected to open an added tool's page on demand (its control sockets). */
   extensionsConnected: number;
+  /** When the owner paused the channel (ISO time), or null while it runs. */
+  paused: string | null;
+  /** Each agent's tool policy other than "all", by agent (an agent token's id, or `oauth:<grantId>`). */
+  policies: Record<string, ToolPolicy>;
 }
 
 /** POST /api/channels/:id/pairing-codes */

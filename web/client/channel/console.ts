@@ -24,7 +24,7 @@ import { auditLog } from "./audit.js";
 import { connectedApps } from "./connected-apps.js";
 import { submitButton } from "./list.js";
 import { keepFromLink, openWithKey, takeConsoleLink } from "./open.js";
-import { agentPolicies, pauseControl, type PolicySnapshot } from "./policies.js";
+import { agentPolicies, pauseControl } from "./policies.js";
 import { renderSnippets } from "./snippets.js";
 import { policyControl, verificationBadge } from "./verification.js";
 
@@ -487,7 +487,7 @@ function runConsole(kept: KeptChannel, hub: string): void {
   async function refresh() {
     try {
       const askedAt = Date.now();
-      const s = await api<ChannelSnapshot & PolicySnapshot>(path, { token });
+      const s = await api<ChannelSnapshot>(path, { token });
       snapshot = s;
       failing = false;
       runState.show(s.paused, askedAt);

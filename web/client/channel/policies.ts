@@ -11,11 +11,8 @@ import { whileBusy } from "../lib/busy.js";
 import { announce, byId, h, messageOf, showError, timeText } from "../lib/dom.js";
 import { toolName } from "../lib/text.js";
 
-/** The snapshot's part this module reads: when the channel was paused, and each agent's policy but "all". */
-export type PolicySnapshot = Pick<ChannelSnapshot, "tools"> & {
-  paused?: string | null;
-  policies?: Record<string, ToolPolicy>;
-};
+/** The snapshot's part this module reads: its tools, when the channel was paused, each agent's policy. */
+export type PolicySnapshot = Pick<ChannelSnapshot, "tools" | "paused" | "policies">;
 
 // -- Pause --
 
