@@ -1,5 +1,5 @@
 // /bridge.js's size as the hub serves it: web/assets/bridge.js (built by scripts/build.mjs, which `npm test`
-// runs first) gzipped at level 9, against the 15 KiB limit (issue 4, kept by issue 15 while the bridge grows:
+// runs first) gzipped at level 9, against the 15 KiB limit (kept while the bridge grows:
 // frames, validation before execute). Also prints /bridge-ui.js, the widget's face and the approval dialog,
 // which /bridge.js imports from the hub only when a widget or a dialog is shown, and /bridge-relay.js, the
 // relay, which it imports only when the page is paired or pairs (neither counted in the limit).

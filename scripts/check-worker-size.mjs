@@ -1,5 +1,5 @@
 // The Worker bundle's size as deployed: `wrangler deploy --dry-run` of wrangler.toml (minified, [alias] applied)
-// into a temporary directory, its .js gzipped at level 9, beside wrangler's own gzip figure. Issue 14's target is
+// into a temporary directory, its .js gzipped at level 9, beside wrangler's own gzip figure. The target is
 // 300 KiB gzipped (bench/relay/floor.mjs breaks the unminified bundle down by package). Prints the figures; exits 1 when the bundle is over the limit, so it can join
 // `npm test` once the bundle meets it. `--limit <KiB>` changes the limit (default 300).
 import { spawnSync } from "node:child_process";

@@ -1,4 +1,4 @@
-// bench/bridge (issue 4): the browser bridge, in one run on one machine.
+// bench/bridge: the browser bridge, in one run on one machine.
 //   1. /bridge.js: raw and gzipped size (target ≤ 15 KiB gzipped), /bridge-ui.js (the widget's face and the
 //      approval dialog, which /bridge.js imports from the hub only when one is shown) and /bridge-relay.js (the
 //      relay, imported only when the page is paired or pairs); neither in the target.

@@ -1,4 +1,4 @@
-// bench/cloud (issue 23): a published tool run in the cloud, through the hub, against the same tool in a tab,
+// bench/cloud: a published tool run in the cloud, through the hub, against the same tool in a tab,
 // in one run on one machine. The stack is the one `npm start` and the e2e tests run (scripts/lib/stack.mjs:
 // the hub and its cloud runner in one `wrangler dev`, the runner's browser the system's Chromium through
 // scripts/lib/browser-cache.mjs), on free ports, with fresh local state, plus 7 more copies of the demo site

@@ -1,4 +1,4 @@
-// bench/dashboard (issue 6): how fast the Worker renders the dashboard's pages with 100,000 tools
+// bench/dashboard: how fast the Worker renders the dashboard's pages with 100,000 tools
 // (10,000 verified sites × 10, the registry bench's seeded D1, copied — never written), and how many bytes
 // each page sends. Through `wrangler dev`, sequential, each page interleaved with its peer: the JSON API
 // request that returns the same data (`/api/tools?q=` for a search page), so the table separates rendering

@@ -1,4 +1,4 @@
-// bench/extension (issue 13): the browser extension, in one run on one machine.
+// bench/extension: the browser extension, in one run on one machine.
 //   1. One call's round trip, agent (MCP SDK client in Node) → hub (`wrangler dev`) → a Chromium tab → agent,
 //      through the extension (a page with no script of ours, relayed by the extension's service worker)
 //      against the same tool through /bridge.js (a page that embeds it, in a Chromium without the

@@ -1,7 +1,7 @@
-// bench/hardening (issue 11 item 1): the schema ReDoS against `wrangler dev`. A provider offers `match`,
+// bench/hardening: the schema ReDoS against `wrangler dev`. A provider offers `match`,
 // whose inputSchema has `"pattern": "^(a+)+$"`, and `typed`, whose outputSchema has the same pattern while
 // it returns the attack string as structuredContent; an MCP SDK client calls them with 27 and 31 `a`s and a
-// `!` (the issue's inputs: 11.9 s and ~30 s of the channel's object before the fix) and with 100,000 `a`s;
+// `!` (the original report's inputs: 11.9 s and ~30 s of the channel's object before the fix) and with 100,000 `a`s;
 // `tree` (nested anyOf through $ref, exponential in the value's depth before) and `unique` (uniqueItems on
 // the most items the hub checks) show the other two bounded keywords.
 // Then /healthz is timed idle, while four clients call `match` with an ordinary argument back to back (the
@@ -261,7 +261,7 @@ async function main() {
     ].join("\n");
     console.log(text);
     await writeResultsSection(join(ROOT, "bench/RESULTS.md"), "hardening", {
-      title: "hardening (issue 11: schema ReDoS)",
+      title: "hardening (schema ReDoS)",
       when: new Date().toISOString().slice(0, 10),
       machine: machine(),
       command: "node bench/run.mjs hardening",

@@ -1,4 +1,4 @@
-// bench/registry (issue 2): 100,000 tools (10,000 sites × 10) in a local D1; through `wrangler dev`, times
+// bench/registry: 100,000 tools (10,000 sites × 10) in a local D1; through `wrangler dev`, times
 // GET /api/tools?q= against the peer (the LIKE '%q%' scan, /bench/like in the bench Worker) on the same data in
 // the same run, and PUT /api/sites/:host/manifest with 50 tools. Prints a table; refreshes bench/RESULTS.md.
 import { createServer } from "node:http";

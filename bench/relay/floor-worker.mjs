@@ -1,4 +1,4 @@
-// The relay's floor (issue 14, "Performance"): the least any MCP relay on Workers + Durable Objects pays in
+// The relay's floor: the least any MCP relay on Workers + Durable Objects pays in
 // this runtime, served by the relay bench's Worker (bench/relay/worker.mjs routes /floor/ here) under the same
 // `wrangler dev` as the real relay, so bench/relay/floor.mjs can compare the two in one run. No auth, no
 // sessions, no validation, no audit, no SDK:

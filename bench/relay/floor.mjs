@@ -1,4 +1,4 @@
-// bench/relay floor (issue 14, "Performance"): our relayed `echo` against the relay floor — the least any
+// bench/relay floor: our relayed `echo` against the relay floor — the least any
 // MCP relay on Workers + Durable Objects pays here (bench/relay/floor-worker.mjs: the Worker answers the
 // handshake, one RPC to a Durable Object, one WebSocket frame to the provider, one JSON response back) —
 // in one run, under the same `wrangler dev` (bench/relay/wrangler.toml serves both), called by the same

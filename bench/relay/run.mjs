@@ -1,4 +1,4 @@
-// bench/relay (issue 3): an MCP SDK (v2) client, 2025-11-25 era, calls `echo` through `wrangler dev` →
+// bench/relay: an MCP SDK (v2) client, 2025-11-25 era, calls `echo` through `wrangler dev` →
 // ChannelRelay → a Node WebSocket provider, against the same client calling the same tool on a plain MCP
 // SDK server in Node (Streamable HTTP), in one run, at concurrency 1, 16 and 64. Prints p50/p99 latency,
 // calls/s and the ratios, then where a relayed call's time goes; refreshes the "relay" section of bench/RESULTS.md.

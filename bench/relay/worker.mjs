@@ -29,7 +29,8 @@ export class ChannelRelay extends RealChannelRelay {
 
   constructor(ctx, env) {
     super(ctx, env);
-    // McpSessions is being moved to SDK v2 (issue 14): hook its sessions only where it still opens them here.
+    // Only an MCP endpoint that opens 2025 sessions through an `open` method can be switched to JSON answers
+    // here; the channel's endpoint (mcp/channel-endpoint.ts) has none, so /bench/mcp-json answers as /bench/mcp.
     if (typeof this.mcp.open !== "function") return;
     const open = this.mcp.open.bind(this.mcp);
     this.mcp.open = (agent, ...rest) => {

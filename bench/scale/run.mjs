@@ -1,4 +1,4 @@
-// bench/scale (issue 25): many channels in the local runtime, each with a provider, and agents calling them,
+// bench/scale: many channels in the local runtime, each with a provider, and agents calling them,
 // to measure what the capacity model (docs/capacity.md) assumes:
 //   - D1 row writes per call, amortised (target ≤ 0.01): every INSERT/UPDATE/DELETE on every ordinary D1 table
 //     is counted by a trigger the bench installs in its own local D1 (bench/scale/worker.mjs /bench/d1-count),

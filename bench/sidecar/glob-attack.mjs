@@ -1,4 +1,4 @@
-// bench/sidecar, part 2 (issue 11 item 2): the glob attack `*?*?…Z` against the real sidecar process.
+// bench/sidecar, part 2: the glob attack `*?*?…Z` against the real sidecar process.
 //   answer time   the attack glob (9, 11 and 15 pairs: 15 is the most the wildcard bound admits after `**/`) over 20 files of 47-character names, at the default time limit (20 s),
 //                 against that limit (target ≤ 1.0×); peer: picomatch (the old matcher, V8's backtracking
 //                 regex) matching one such name in this process, at pair counts it can still finish
@@ -234,7 +234,7 @@ const text = [
 ].join("\n");
 console.log(text);
 await writeResultsSection(join(ROOT, "bench/RESULTS.md"), "sidecar-glob", {
-  title: "sidecar — the glob attack (issue 11)",
+  title: "sidecar — the glob attack",
   when,
   machine: machineLine,
   command: "node bench/sidecar/glob-attack.mjs",

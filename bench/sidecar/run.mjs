@@ -1,4 +1,4 @@
-// bench/sidecar (issue 5): fs.search_by_time through the real sidecar process (an MCP SDK client over stdio,
+// bench/sidecar: fs.search_by_time through the real sidecar process (an MCP SDK client over stdio,
 // `node bin/webmcp-hub.mjs sidecar --root TREE`) against GNU find on the same tree, in one run, warm cache:
 //   first page   limit 100, time_desc, a date range  vs  find -newermt … | sort -rn | head -n 100
 //   paging       20 pages of 100 with the cursor      vs  find … | sort -rn | head -n 2000 (checked equal)
@@ -249,5 +249,5 @@ await writeResultsSection(join(ROOT, "bench/RESULTS.md"), "sidecar", {
 });
 for (const line of lines) if (line.includes("MISSED")) console.log(line.replace(/\*\*/g, ""));
 
-// Part 2: the glob attack of issue 11 (its own section of RESULTS.md).
+// Part 2: the glob attack (its own section of RESULTS.md).
 await import("./glob-attack.mjs");

@@ -1,4 +1,4 @@
-// Marketplace tools added to a channel (issue 16, "Add from the marketplace"): the owner's REST body. The
+// Marketplace tools added to a channel ("Add from the marketplace"): the owner's REST body. The
 // channel's agents see an added tool from the site's current published manifest while no tab offers it.
 import * as z from "zod";
 import { LIMITS } from "./limits.js";

@@ -1,4 +1,4 @@
-// The browser extension's control socket (issue 16, "Open on demand"): one WebSocket per paired browser,
+// The browser extension's control socket ("Open on demand"): one WebSocket per paired browser,
 // beside its per-tab sockets, over which the channel asks the extension to open a page so that a marketplace
 // tool added to the channel can run when no tab offers it.
 //

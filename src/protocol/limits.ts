@@ -68,7 +68,7 @@ export const LIMITS = {
   pageTitleMax: 200,
   /** An MCP client's self-declared name (clientInfo.title / name) as shown in approval dialogs, in characters. */
   clientNameMax: 64,
-  /** Open on demand (issue 16): how long the hub waits, once the extension opened a tool's page, for the tab
+  /** Open on demand: how long the hub waits, once the extension opened a tool's page, for the tab
    *  to register the tool before the call ends with an isError; and the extension control sockets a channel
    *  keeps (one per paired browser; more close the oldest). */
   openRegisterWaitMs: 30_000,

@@ -1,6 +1,6 @@
 // Runs the regular expressions of provider-supplied JSON Schemas (`pattern`, `patternProperties`) in linear
 // time, so no schema can make checking an agent's arguments or a provider's structuredContent superlinear in
-// the input (the ReDoS of issue 11: `^(a+)+$` against 30 `a`s and a `!` kept a channel's object busy 29 s).
+// the input (the ReDoS it prevents: `^(a+)+$` against 30 `a`s and a `!` kept a channel's object busy 29 s).
 //
 // How, and why this way:
 // - The engine is re2js (RE2: an automaton, no backtracking; time ∝ program size × input length). It speaks

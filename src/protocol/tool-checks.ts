@@ -5,7 +5,7 @@
 // follow the engine's Unicode version; no code point range is written here. The small NAMES table only words
 // messages for the characters publishers meet most; any other is named by its category.
 //
-// Decisions where the issue is silent:
+// Decisions:
 // - Tab, line feed and carriage return are ordinary text in descriptions (multi-line descriptions are common);
 //   every other C0/C1 control is refused there, and in names and titles every control is refused.
 // - A bidi control (overrides, embeddings, isolates, marks) is refused wherever it is; other format characters

@@ -1,4 +1,4 @@
-// Tool usage rollups (issue 25). Calls are added up per (site host, tool, UTC day) in a Durable Object's own
+// Tool usage rollups. Calls are added up per (site host, tool, UTC day) in a Durable Object's own
 // SQLite (so eviction loses nothing) and sent on at most once every ROLLUP_FLUSH_MS; the pending counters are
 // decreased by what was sent only after the receiver accepted it (calls added meanwhile stay), so a failure
 // loses nothing and counts nothing twice; a failed send is retried after a backoff. Two kinds of object:

@@ -1,4 +1,4 @@
-// The runner's usage rollup (issue 25): a site's public and Try it runs are added up per (tool, UTC day) in its
+// The runner's usage rollup: a site's public and Try it runs are added up per (tool, UTC day) in its
 // SiteRunner and flushed to the hub's D1 (the same database as the hub's, binding DB) in one batch when due;
 // runs a channel asked for are the channel's to count. Time is driven by passing `now` to the alarm part.
 import { env, runInDurableObject } from "cloudflare:test";

@@ -1,4 +1,4 @@
-// "Add from the marketplace" in the dashboard (issue 16), in a real Chromium against `wrangler dev`
+// "Add from the marketplace" in the dashboard, in a real Chromium against `wrangler dev`
 // (test/e2e/global-setup.ts, which seeds the verified demo site): with no channel, the tool page's control
 // links to creating one and signing in; then a channel created in the dashboard, the
 // demo site's tool added to it from the tool page's "Add to a channel", the console's "Marketplace tools

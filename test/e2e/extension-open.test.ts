@@ -1,5 +1,5 @@
 /// <reference types="chrome" />
-// Open on demand (issue 16), end to end: Chromium with the unpacked extension, paired with a channel on the
+// Open on demand, end to end: Chromium with the unpacked extension, paired with a channel on the
 // real hub (`wrangler dev`), to which the owner added the verified demo site's published tools (REST, owner
 // key). No tab of the demo site is open; an MCP SDK client (the agent) calls an added tool; the hub asks the
 // extension over its control socket; the extension asks the user in its own window; "Open page" opens the

@@ -1,4 +1,4 @@
-// Issue 11 item 2 through the real process: the attack glob `*?*?…Z` over 47-character names answers within
+// The glob attack through the real process: the attack glob `*?*?…Z` over 47-character names answers within
 // the time limit with a truthful result; after a cancelled attack scan no thread keeps the CPU busy; an
 // overlong glob (and one with too many wildcards) is an isError naming the bound, and the pool stays on:
 // the next slow scan runs on the worker threads while tools/list is answered.

@@ -1,4 +1,4 @@
-// Marketplace tools added to a channel (issue 16, "Add from the marketplace"): the owner adds a verified
+// Marketplace tools added to a channel ("Add from the marketplace"): the owner adds a verified
 // site's published tools by REST (all, or chosen ones; unknown names and unverified or delisted sites
 // refused, nothing half-stored), its agents see them with no tab open (not live, verified, the published
 // definition), a tab of the site's origin offering one replaces it and gives it back when it leaves, a call

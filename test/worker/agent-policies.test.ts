@@ -1,4 +1,4 @@
-// Who may call what (issue 27, parts 1 and 2): each agent's tool policy and the channel's pause switch, set by
+// Who may call what: each agent's tool policy and the channel's pause switch, set by
 // the owner over the API, enforced in the channel's object for both MCP eras and plain HTTP calls. A refused
 // call is an isError saying why, audited `denied`, and never reaches a provider.
 import type { Client } from "@modelcontextprotocol/client";

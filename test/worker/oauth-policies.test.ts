@@ -1,4 +1,4 @@
-// A connected OAuth app's tool policy (issue 27): set by the owner on the app's grant, enforced on the app's MCP
+// A connected OAuth app's tool policy: set by the owner on the app's grant, enforced on the app's MCP
 // requests as an agent token's is (its agent is `oauth:<grantId>`), and gone with the grant.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { SELF } from "cloudflare:test";

@@ -1,4 +1,4 @@
-// Open on demand (issue 16): an agent calls a marketplace tool added to the channel while no tab offers it;
+// Open on demand: an agent calls a marketplace tool added to the channel while no tab offers it;
 // the channel asks the paired extension's control socket to open the tool's published page, waits for a tab
 // of the site's origin to register the tool, and runs the call there (with its approval request). The
 // extension's socket here is a real WebSocket speaking the control frames by hand, as the service worker does.

@@ -1,4 +1,4 @@
-// The registry's outbound fetches under a hostile or broken outside world (issue 11, items 11 and 12): slow
+// The registry's outbound fetches under a hostile or broken outside world: slow
 // bodies, cut-off bodies, every failure mapped to a documented error, and the SSRF rules of a deployment.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// /mcp/registry's propose_tools (issue 16, "an agent may propose; the user confirms in the dashboard"): listed
+// /mcp/registry's propose_tools ("an agent may propose; the user confirms in the dashboard"): listed
 // in both protocol eras with its schemas, it runs the REST add's checks and answers the dashboard link (chosen
 // tools, all, a channel carried) with each tool's published digest; an unknown host, a site not verified (or
 // no longer), a delisted one and names the manifest does not publish are tool errors naming the problem; and

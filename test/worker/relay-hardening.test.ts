@@ -1,4 +1,4 @@
-// Issue 11 items 6, 8, 9 and 10: what the channel's object accepts from providers and agents and sends to
+// What the channel's object accepts from providers and agents and sends to
 // providers — a page URL only on the tab's own origin, the agent named by its token's label, call frames
 // bounded in bytes and depth before they are sent, and frame sizes counted in UTF-8 bytes.
 import { SELF } from "cloudflare:test";

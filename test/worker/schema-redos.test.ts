@@ -1,4 +1,4 @@
-// Issue 11 item 1: no schema a provider sends can make the channel's object validate superlinearly. The
+// No schema a provider sends can make the channel's object validate superlinearly. The
 // ReDoS inputs answer with the right validation result (through the relay, in workerd), patterns RE2 cannot
 // run are refused when the tools arrive, and the linear-time matcher agrees with V8 on ordinary patterns.
 import type { Schema } from "@cfworker/json-schema";
@@ -15,7 +15,7 @@ import { connectAgent, connectProvider, createChannel, echoTool } from "./relay-
 const text = (r: unknown) => ((r as { content: Array<{ text?: string }> }).content[0]?.text ?? "") as string;
 const attack = (n: number) => `${"a".repeat(n)}!`;
 
-describe("the ReDoS of issue 11 item 1", () => {
+describe("the schema ReDoS", () => {
   it("answers `^(a+)+$` against 31 a's and a ! as invalid arguments, and valid ones still reach the provider", async () => {
     const ch = await createChannel();
     const provider = await connectProvider(ch, {

@@ -1,4 +1,4 @@
-// Tool usage rollups (issue 25): a channel's calls of a verified site's tab tools are added up in the
+// Tool usage rollups: a channel's calls of a verified site's tab tools are added up in the
 // channel's object, sent at its flush to the site's SiteUsage aggregator, and written to D1 in one batch by the
 // aggregator's alarm (time driven by passing `now`, no sleeps); eviction of either object loses nothing; a
 // failing D1 batch is retried without counting twice; distinct channels (exact; only the K smallest hashes and

@@ -3,7 +3,7 @@
 // channels (lib/my-channels.ts: the signed-in account's, then those only this browser keeps), adds the checked tools with POST /api/channels/:id/tools, and
 // says what was added, or why not, in a live region with a link to the channel's console.
 //
-// Decisions where the issue is silent:
+// Decisions:
 // - A channel both kept here and owned by the signed-in account is used through the session: an owner key
 //   kept here may have been revoked since, the account's ownership holds.
 // - The names are always sent explicitly (what the page shows and the user left checked), never "all".

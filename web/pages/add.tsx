@@ -1,11 +1,11 @@
-// "Add to channel" (issue 16, "Add from the marketplace"): the control the tool and site pages show for a
+// "Add to channel" ("Add from the marketplace"): the control the tool and site pages show for a
 // verified, listed site, and the confirm page an agent's proposal links to
 // (`/sites/:host/add?tool=a&tool=b&channel=ID`, what /mcp/registry's propose_tools returns). The server renders
 // the tools and an empty channel chooser; /assets/add-to-channel.js (web/client/add-to-channel.ts) fills the
 // chooser with the signed-in account's channels and the channels kept in this browser, and adds with
 // POST /api/channels/:id/tools.
 //
-// Decisions where the issue is silent:
+// Decisions:
 // - The confirm page adds only what the user sees and leaves checked: the names are always sent explicitly,
 //   never "all tools" (a republish between showing and adding must not add a tool the user never saw).
 // - A proposal naming tools the site does not publish still shows the ones it does publish (they can be

@@ -2,7 +2,7 @@
 // sign-in, the account, search results) and names the sitemap; `GET /sitemap.xml` lists the public pages and
 // every listed site and tool page, up to the sitemap protocol's 50,000 URLs. `pageIndexing` is the same rule
 // for one page: its canonical URL, or `noindex`; the layout turns it into <link rel=canonical> or
-// <meta name=robots>. Decisions where the issue is silent: a page not known to be public is `noindex`
+// <meta name=robots>. Decisions: a page not known to be public is `noindex`
 // (error pages, consent); /channels (the list) is public, its entries are not; a site page's `?version=` and
 // `?diff=` views are that site's page (canonical without the query).
 import { Hono } from "../../src/worker/http/hono.js";

@@ -3,7 +3,7 @@
 // rendered once at build time (scripts/lib/page-bodies.mjs renders web/pages/static-bodies.tsx into
 // web/assets/fragments/<name>.html, with placeholders for the values) and the Worker wraps the fragment in the
 // layout per request, substituting the values HTML-escaped. Why: their markup, as JSX calls, was ~10 KiB of
-// the Worker's gzipped bundle (issue 14 keeps it ≤ 300 KiB); a static file costs the bundle nothing.
+// the Worker's gzipped bundle (kept ≤ 300 KiB); a static file costs the bundle nothing.
 // test/worker/static-pages.test.ts checks that a fragment filled in is exactly the body rendered directly.
 import { raw } from "hono/html";
 import type { Child } from "hono/jsx";

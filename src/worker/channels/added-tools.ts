@@ -1,7 +1,7 @@
-// Marketplace tools added to a channel (issue 16, "Add from the marketplace"): what the owner's REST routes
+// Marketplace tools added to a channel ("Add from the marketplace"): what the owner's REST routes
 // store in `channel_tools`, and the one read of them that both the routes and the channel's object use.
 //
-// Decisions where the issue is silent:
+// Decisions:
 // - A row names a site's host and a tool's published name, never a definition: the definition listed is the
 //   one the site's current manifest publishes, so a republish reaches agents and nothing goes stale in D1.
 // - Only a verified, listed site's tools can be added (403 site_not_verified, 410 site_delisted, 404 unknown

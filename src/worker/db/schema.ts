@@ -373,7 +373,7 @@ export const webauthnChallenges = /* @__PURE__ */ sqliteTable(
 );
 
 /**
- * Marketplace tools a channel's owner added to the channel (issue 16, "Add from the marketplace"): listed to
+ * Marketplace tools a channel's owner added to the channel ("Add from the marketplace"): listed to
  * its agents from the site's current published manifest while no tab of the site offers them. The site's
  * host, not its tools rows (those are replaced on each publish): a tool is looked up by name in the current
  * version, so a republished definition is what agents see, and a tool the site stops publishing is not listed.

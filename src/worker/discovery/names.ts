@@ -1,4 +1,4 @@
-// Names the discovery formats give the hub's MCP servers (issue 24): the official MCP Registry's server names
+// Names the discovery formats give the hub's MCP servers: the official MCP Registry's server names
 // (`server.json` `name`, `^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$`), reverse-DNS of a domain the publisher verified, as
 // the official registry names servers of a verified domain (`com.example/...`). A verified site is
 // `<its host name, labels reversed>/webmcp`: `shop.example.com` → `com.example.shop/webmcp`. The hub's own

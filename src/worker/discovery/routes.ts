@@ -1,4 +1,4 @@
-// Discovery (issue 24): where agents and MCP clients look for servers without asking the hub in its own way.
+// Discovery: where agents and MCP clients look for servers without asking the hub in its own way.
 //   registry-api.ts  the official MCP Registry's read API (/v0/servers…, /v0.1/servers…) and the hub's server.json
 //   server-card.ts   MCP Server Cards (SEP-2127) at <endpoint>/server-card for /mcp/registry, /mcp/sites/<host>
 //                    and channel endpoints

@@ -5,13 +5,13 @@
 // Each tool in a result carries its definition digest as `_meta["webmcp-hub/digest"]` (search_tools' entries;
 // get_site's MCP-shaped definitions, and every format's `digests` envelope: see registry/export.ts).
 //
-// propose_tools (issue 16, "an agent may propose; the user confirms in the dashboard"): this server is public
+// propose_tools ("an agent may propose; the user confirms in the dashboard"): this server is public
 // and knows no user, so a proposal is a link, never stored state. It runs the REST add's checks without
 // storing (channels/added-tools.ts checkAddable) and answers `HUB/sites/<host>/add?tool=…[&channel=…]`,
-// the dashboard page where the signed-in user chooses the channel and confirms. Decisions where the issue is
-// silent: the channel id is only carried into the link, never looked up (an unauthenticated caller learns
-// nothing about which channels exist; the page checks the user owns it); the link's origin is the origin the
-// request reached, as every other hub URL the Worker answers; it changes nothing, so it is read-only.
+// the dashboard page where the signed-in user chooses the channel and confirms. Decisions: the channel id is
+// only carried into the link, never looked up (an unauthenticated caller learns nothing about which channels
+// exist; the page checks the user owns it); the link's origin is the origin the request reached, as every other
+// hub URL the Worker answers; it changes nothing, so it is read-only.
 import {
   ProtocolError,
   ProtocolErrorCode,

@@ -4,7 +4,7 @@
 // republish, a delisting or the owner's switch shows at once; `tools.listChanged` is false (no sessions to
 // tell), and the list's 2026 cache hint is short and public (the same for every caller).
 //
-// Decisions where the issue is silent:
+// Decisions:
 // - An unknown or never-verified host is 404, a delisted one 410, as /api/sites/<host> answers. A site whose
 //   verification lapsed, whose owner switched cloud runs off, or a hub with CLOUD_RUNS=off still answers:
 //   tools/list is empty and the server's instructions say why; calling a tool the site marks cloud is an

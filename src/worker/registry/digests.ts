@@ -1,5 +1,4 @@
-// Definition digests in the registry (ARCHITECTURE.md "Live tools checked against the registry"). Decisions
-// where the issue is silent:
+// Definition digests in the registry (ARCHITECTURE.md "Live tools checked against the registry"). Decisions:
 // - What is digested is the tool exactly as stored with its manifest version: the parsed manifest (inputSchema
 //   defaulted, string hints already booleans) after the JSON round trip into manifest_versions.manifest. Publish
 //   digests `JSON.parse(stored text)`, so a digest recomputed later from any stored version always agrees.

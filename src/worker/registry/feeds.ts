@@ -1,7 +1,7 @@
-// Feeds for mirrors: `GET /api/sites?updated_since=` and `GET /api/tools?updated_since=` (issue 16), so a
+// Feeds for mirrors: `GET /api/sites?updated_since=` and `GET /api/tools?updated_since=`, so a
 // mirror syncs incrementally, as the official MCP Registry's `updated_since` and status fields allow.
 //
-// Decisions (the issue is silent on these):
+// Decisions:
 // - `updated_since` is an RFC 3339 date-time with a time zone (`2026-11-24T03:00:00Z`, fractions and offsets
 //   allowed), as the MCP Registry's parameter. Anything else is 400 bad_request; a time after the hub's clock is
 //   400 bad_request too (nothing can have changed then: a mirror with a wrong clock should hear it).

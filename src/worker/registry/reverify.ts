@@ -1,8 +1,8 @@
-// Verification that stays true (issue 16): a Cron Trigger re-checks listed sites with the method they were
+// Verification that stays true: a Cron Trigger re-checks listed sites with the method they were
 // verified by (verify.ts: the well-known file, or the DNS TXT record over DNS-over-HTTPS) against the token of
 // the challenge their latest verification answered (kept past its expiry for this: sites.ts notProofOnRecord).
 //
-// Decisions (the issue is silent on these):
+// Decisions:
 // - Each run checks a bounded batch (REVERIFY_BATCH), oldest verify_checked_at first (never checked first), of
 //   sites not checked in the last REVERIFY_INTERVAL_MS: with the hourly schedule, each site about once a day.
 // - Verified and lapsed (`unverified`) sites are checked; delisted and pending ones are not. A success resets

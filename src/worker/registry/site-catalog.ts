@@ -4,7 +4,7 @@
 // so the owner can choose a WebMCP manifest it lists as where a manifest refresh pulls from, instead of
 // /.well-known/webmcp.json.
 //
-// Decisions (the issue is silent on these):
+// Decisions:
 // - Served as JSON (application/ai-catalog+json, any +json, or what servers send for files), at most
 //   CATALOG_MAX_BYTES, within the outbound time budget, no redirects (outbound.ts).
 // - 404 or 410: the site publishes none; nothing is stored and nothing shown. Anything else wrong (status,

@@ -305,7 +305,7 @@ export async function ownedPublishedSite(db: Db, hostParam: string, accountId: s
 }
 
 /**
- * After a successful publish with a valid key: a lapsed verification is restored (issue 16: "republishing or
+ * After a successful publish with a valid key: a lapsed verification is restored ("republishing or
  * re-verifying restores it") and a delisted site is listed again. A relisted site's tools get a new
  * updated_at, so a mirror that dropped them on the tombstone finds them in the tools feed again.
  */

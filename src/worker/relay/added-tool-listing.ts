@@ -9,8 +9,8 @@
 // D1 failing: the last set read is kept (none: nothing listed), retried after the TTL.
 //
 // A call to an added tool no tab offers ends at once with an isError naming the page to open (channel-relay.ts
-// notOpenText), audited `disconnected`. Opening that page on demand through the paired extension (issue 16,
-// "Open on demand") is a later slice: it replaces that answer, not the listing.
+// notOpenText), audited `disconnected`. Opening that page on demand through the paired extension
+// (page-opener.ts) replaces that answer, not the listing.
 import type { LiveTool } from "../../protocol/index.js";
 import { readAddedTools, toolPage, unlistedReason } from "../channels/added-tools.js";
 import type { ProviderState } from "./naming.js";

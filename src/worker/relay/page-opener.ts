@@ -1,9 +1,9 @@
-// Open on demand (issue 16): when an agent calls a marketplace tool added to the channel and no tab offers
+// Open on demand: when an agent calls a marketplace tool added to the channel and no tab offers
 // it, the channel asks the user's paired browser extension, over its control socket (protocol/control-
 // frames.ts), to open the tool's published page in a visible new tab, waits for that tab to register the
 // tool, and then hands the call back to the ordinary path (which asks for approval where the tool needs it).
 //
-// Decisions where the issue is silent:
+// Decisions:
 // - One pending open per tool and channel: a second call for the same tool while its page is being opened
 //   waits on that same open (and then runs on the same tab); it never opens a second tab. A waiter that is
 //   cancelled leaves; when none is left, a prompt still waiting for the user is withdrawn (`open-cancel`).

@@ -3,7 +3,7 @@
 // tools are compared, by definition digest (src/protocol/digest.ts, the one function publishing uses too),
 // with the current manifest of the verified, listed site of that origin in D1.
 //
-// Decisions where the issue is silent:
+// Decisions:
 // - A tool a frame of the tab registered (frameOrigin) is checked against the tab's origin only: the page the
 //   user opened answers for what it embeds, and a frame cannot borrow another site's verified manifest.
 // - Sidecar tools carry no verification.

@@ -1,4 +1,4 @@
-// A site's usage aggregator (issue 25): one Durable Object per site host (SITE_USAGE, idFromName(host)), the
+// A site's usage aggregator: one Durable Object per site host (SITE_USAGE, idFromName(host)), the
 // one writer of the site's channel usage to D1. Channels' flushes add their counters here by RPC (`add`,
 // answered once stored); the alarm writes D1 at most every ROLLUP_FLUSH_MS (UsageWriter, src/usage/rollup.ts).
 import { DurableObject } from "cloudflare:workers";

@@ -1,8 +1,8 @@
-// The console's "Marketplace tools added" section (issue 16, "Add from the marketplace"): the channel's added
+// The console's "Marketplace tools added" section ("Add from the marketplace"): the channel's added
 // tools (GET /api/channels/:id/tools), by site, each saying whether its agents see it now or why not, with a
 // Remove button per tool (DELETE …/tools/:host/:name) and per site (DELETE …/tools/:host).
 //
-// Decisions where the issue is silent:
+// Decisions:
 // - Read when the console opens, after each removal, and when the page becomes visible again (the user may have
 //   added tools in another tab), not every few seconds like the live tools: each read also has the channel's
 //   object reload its added tools, and they change only when the owner or the site acts.
