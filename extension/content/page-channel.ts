@@ -17,6 +17,7 @@
 // What stays the page's to say, and is no escalation: its own tools and their results. What it can never say:
 // which origin or tab the tools belong to, or that a call was approved (approvals happen in the service worker
 // before a call reaches the page).
+import type { ToolData } from "../../src/bridge/tool-data.js";
 import type { CallToolResult } from "../../src/protocol/results.js";
 
 /** `source` on every window message of ours, so the ISOLATED side can tell the handshake from page traffic. */
@@ -26,13 +27,7 @@ export const CHANNEL_SOURCE = "webmcp-hub-extension";
 export const TAB_PORT = "webmcp-hub-tab";
 
 /** A tool as the page's registry describes it: data only, no execute. */
-export interface PageTool {
-  name: string;
-  title?: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-  outputSchema?: Record<string, unknown>;
-  annotations: Record<string, unknown>;
+export interface PageTool extends ToolData {
   /** Set for a tool of one of the tab's frames: that frame's origin (frames.ts; relayed in `_meta`). */
   frameOrigin?: string;
 }

@@ -34,6 +34,7 @@ import { modelContext, shareAcrossFrames } from "../../src/bridge/model-context.
 import { CHANGE_EVENT, registry, type ToolRegistry } from "../../src/bridge/registry.js";
 import { errorResult, runTool } from "../../src/bridge/results.js";
 import { EXTENSION_MARK } from "../../src/bridge/extension-mark.js";
+import { toolData } from "../../src/bridge/tool-data.js";
 import {
   HANDSHAKE,
   isRecord,
@@ -51,14 +52,9 @@ type TabTools = Pick<ToolRegistry, "list" | "get"> & EventTarget;
 function describe(tools: TabTools): PageTool[] {
   return tools
     .list()
-    .map(({ name, title, description, inputSchema, outputSchema, annotations, frameOrigin }) => ({
-      name,
-      ...(title !== undefined && { title }),
-      description,
-      inputSchema,
-      ...(outputSchema !== undefined && { outputSchema }),
-      annotations: { ...annotations },
-      ...(frameOrigin !== undefined && { frameOrigin }),
+    .map((tool) => ({
+      ...toolData(tool),
+      ...(tool.frameOrigin !== undefined && { frameOrigin: tool.frameOrigin }),
     }));
 }
 

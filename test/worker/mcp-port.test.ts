@@ -150,27 +150,37 @@ async function withEndpoint(
   });
 }
 
+/** Opens a 2025-11-25 session for `who`; returns its id. */
+async function initialize(
+  endpoint: ChannelEndpoint,
+  who: AgentContext,
+  clientInfo: { name: string; title?: string; version: string },
+): Promise<string> {
+  const init = await endpoint.handle(
+    post({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo },
+    }),
+    { agent: who },
+  );
+  expect(init.status).toBe(200);
+  const session = init.headers.get("mcp-session-id");
+  expect(session).toBeTruthy();
+  await init.text();
+  return session!;
+}
+
 describe("the MCP layer over a fake channel port", () => {
   it("2025-11-25: a session lists the port's tools in name order and calls through it, as its agent and client", async () => {
     await withEndpoint(async (endpoint, port) => {
       const a = agent("a");
-      const init = await endpoint.handle(
-        post({
-          jsonrpc: "2.0",
-          id: 0,
-          method: "initialize",
-          params: {
-            protocolVersion: "2025-11-25",
-            capabilities: {},
-            clientInfo: { name: "legacy-client", title: "Legacy Client", version: "1" },
-          },
-        }),
-        { agent: a },
-      );
-      expect(init.status).toBe(200);
-      const session = init.headers.get("mcp-session-id")!;
-      expect(session).toBeTruthy();
-      await init.text();
+      const session = await initialize(endpoint, a, {
+        name: "legacy-client",
+        title: "Legacy Client",
+        version: "1",
+      });
       const headers = { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" };
       await endpoint.handle(post({ jsonrpc: "2.0", method: "notifications/initialized" }, headers), {
         tokenHash: a.tokenHash,
@@ -219,21 +229,7 @@ describe("the MCP layer over a fake channel port", () => {
   it("2025-11-25: an unknown tool is the JSON-RPC error -32602 with the port's words", async () => {
     await withEndpoint(async (endpoint) => {
       const a = agent("a");
-      const init = await endpoint.handle(
-        post({
-          jsonrpc: "2.0",
-          id: 0,
-          method: "initialize",
-          params: {
-            protocolVersion: "2025-11-25",
-            capabilities: {},
-            clientInfo: { name: "c", version: "1" },
-          },
-        }),
-        { agent: a },
-      );
-      const session = init.headers.get("mcp-session-id")!;
-      await init.text();
+      const session = await initialize(endpoint, a, { name: "c", version: "1" });
       const reply = await message(
         await endpoint.handle(
           post(

@@ -1,18 +1,12 @@
 // What the capture script (capture.ts, run in the site's page) offers the runner (page-run.ts): the names and
 // shapes both sides use, and nothing that needs the DOM or the Workers runtime.
+import type { ToolData } from "../../bridge/tool-data.js";
 
 /** The hidden global the capture script defines (a registered symbol: no page name can collide with it). */
 export const CAPTURE_KEY = "webmcp-hub.cloud";
 
-/** A registered tool as plain data (what the extension's MAIN world relays). */
-export interface CapturedTool {
-  name: string;
-  title?: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-  outputSchema?: Record<string, unknown>;
-  annotations: Record<string, unknown>;
-}
+/** A registered tool as plain data (the same shape the extension's MAIN world relays). */
+export type CapturedTool = ToolData;
 
 /** How a call ended in the page: the tool's CallToolResult, or why there is none. */
 export type CaptureOutcome = { result: Record<string, unknown> } | { tooLarge: number };

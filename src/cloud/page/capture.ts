@@ -14,6 +14,7 @@ import { toolClient } from "../../bridge/model-context.js";
 import { CHANGE_EVENT, registry, type RegisteredTool } from "../../bridge/registry.js";
 import { errorResult, messageOf, relayResult, toCallToolResult } from "../../bridge/results.js";
 import { isObject, toObjectSchema } from "../../bridge/schema-check.js";
+import { toolData } from "../../bridge/tool-data.js";
 import { CAPTURE_KEY, type CaptureApi, type CapturedTool } from "./capture-api.js";
 
 /** The outputSchema of each tool registered with a native document.modelContext, by name (none: absent). */
@@ -43,17 +44,9 @@ function noteNativeOutputSchemas(): void {
 }
 
 function describe(tool: RegisteredTool): CapturedTool {
-  const { name, title, description, inputSchema, annotations } = tool;
   const outputSchema =
-    tool.outputSchema ?? (tool.source === "native" ? nativeOutputSchemas.get(name) : undefined);
-  return {
-    name,
-    ...(title !== undefined && { title }),
-    description,
-    inputSchema,
-    ...(outputSchema !== undefined && { outputSchema }),
-    annotations: { ...annotations },
-  };
+    tool.outputSchema ?? (tool.source === "native" ? nativeOutputSchemas.get(tool.name) : undefined);
+  return toolData({ ...tool, outputSchema });
 }
 
 const ownTools = () => registry.list().filter((t) => t.frameOrigin === undefined);
