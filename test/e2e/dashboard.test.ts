@@ -3,11 +3,10 @@
 // shop open in a second Chromium window (its /bridge.js paired with the console's code) connecting and its
 // calls in the audit log, Try it end to end in that tab, keyboard-only search and publish, page weight,
 // phone width, screenshots.
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Page } from "playwright-core";
 import type { ManifestTool } from "../../src/protocol/index.js";
+import { startOrigin } from "./site-origin.js";
 import { launchBrowser, PHONE, type E2EBrowser } from "./browser.js";
 import { createChannelInUi } from "./hub-api.js";
 import { setDemoCloud } from "./demo-cloud.js";
@@ -24,29 +23,6 @@ const squash = (text: string | null | undefined) => (text ?? "").replace(/\s+/g,
 async function getJson<T = any>(path: string, init: RequestInit = {}): Promise<{ status: number; body: T }> {
   const res = await fetch(hubUrl + path, init);
   return { status: res.status, body: (await res.json()) as T };
-}
-
-/** A local origin whose owner the test plays: it serves the ownership token once told to. */
-async function startOrigin(): Promise<{
-  origin: string;
-  host: string;
-  setToken(t: string | null): void;
-  close(): Promise<void>;
-}> {
-  let token: string | null = null;
-  const server: Server = createServer((req, res) => {
-    if (req.url === "/.well-known/webmcp-hub-verify" && token) {
-      res.writeHead(200, { "content-type": "text/plain" }).end(token);
-    } else res.writeHead(404, { "content-type": "text/plain" }).end("not here");
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    host: `127.0.0.1:${port}`,
-    setToken: (t) => (token = t),
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
 }
 
 /**

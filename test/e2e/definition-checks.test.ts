@@ -3,11 +3,10 @@
 // lists them under a heading (at 360 and 1280 px); the tool's page lists them too; and a real tab whose page
 // registers a tool with U+202E in its description through /bridge.js has that tool refused, named with the
 // character's position, while its other tools reach the agent.
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Page } from "playwright-core";
+import { startOrigin } from "./site-origin.js";
 import { launchBrowser, type E2EBrowser } from "./browser.js";
 import { createChannel } from "./hub-api.js";
 
@@ -16,24 +15,6 @@ const demoOrigin = inject("demoOrigin");
 const NARROW = { width: 360, height: 780 };
 const squash = (text: string | null | undefined) => (text ?? "").replace(/\s+/g, " ").trim();
 const poll = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 15_000 });
-
-/** A local origin whose owner the test plays: it serves the ownership token once told to. */
-async function startOrigin() {
-  let token: string | null = null;
-  const server: Server = createServer((req, res) => {
-    if (req.url === "/.well-known/webmcp-hub-verify" && token) {
-      res.writeHead(200, { "content-type": "text/plain" }).end(token);
-    } else res.writeHead(404, { "content-type": "text/plain" }).end("not here");
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    host: `127.0.0.1:${port}`,
-    setToken: (t: string | null) => (token = t),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 /** The page scrolls sideways (something is wider than the viewport). */
 const overflows = (page: Page) =>
