@@ -225,6 +225,19 @@ describe("the dashboard in Chromium", () => {
     expect(JSON.parse((await page.locator("#input-schema").textContent())!)).toEqual(
       demoTools.find((t) => t.name === "get-dresses")!.inputSchema,
     );
+    // Try it's fields, built in the browser by tool.js from that schema: one labelled control per argument,
+    // described by a hint in the table's words.
+    expect(await page.locator("#try-fields label").allTextContents()).toEqual([
+      "size optional",
+      "color optional",
+    ]);
+    expect(
+      await page
+        .getByLabel("size")
+        .evaluate((e: HTMLInputElement) => [e.id, e.name, e.type, e.dataset.kind, e.required]),
+    ).toEqual(["arg-0", "arg:size", "number", "number", false]);
+    expect(await page.getByLabel("size").getAttribute("aria-describedby")).toBe("arg-0-hint");
+    expect(await page.locator("#arg-0-hint").textContent()).toBe("EU dress size (2-14) · number");
 
     // Export snippets: one tab per format, each with a working copy button.
     const tabs = page.getByRole("tablist", { name: "Export format" }).getByRole("tab");
@@ -258,6 +271,16 @@ describe("the dashboard in Chromium", () => {
     expect(squash(await page.locator("#try > p").first().textContent())).toContain(
       "asks you to approve the call first",
     );
+
+    // Without JavaScript the form has no fields (they need tool.js), only a note saying so.
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Emulation.setScriptExecutionDisabled", { value: true });
+    await page.goto(`${hubUrl}/sites/${enc(demoHost)}/tools/get-dresses`);
+    expect(await page.locator("#try-fields [data-arg]").count()).toBe(0);
+    expect(await page.locator("#try-fields p").textContent()).toBe(
+      "The fields for the arguments appear when JavaScript runs.",
+    );
+    expect(await page.locator("#try-fields p").isVisible()).toBe(true);
     expect((await page.goto(`${hubUrl}/sites/${enc(demoHost)}/tools/no-such-tool`))?.status()).toBe(404);
     await page.close();
   });

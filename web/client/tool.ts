@@ -1,15 +1,19 @@
-// Entry of /assets/tool.js: "Try it" on a tool's page. A tool that runs in the cloud (the section's
-// data-cloud) runs in the hub's own browser for anyone, signed in or not, with no channel, tab or install
-// (POST /api/sites/:host/tools/:name/try). Any other tool: picks one of the user's channels (the signed-in
-// account's and those this browser keeps, as "Add to a channel" lists them: lib/my-channels.ts), finds the
-// tool among the tools the channel's tabs offer (same origin, same original name), and calls it with
-// POST /api/channels/:id/calls and an agent token of the channel, exactly as an agent would; then shows the
-// result. An account's channel that this browser keeps no agent token of gets one on the first run, created
-// through the session and labelled "Try it in this browser" (kept under "try-tokens"; made anew once if it
-// was revoked), so the owner sees in the audit log that the call came from here.
+// Entry of /assets/tool.js: "Try it" on a tool's page. First builds the form's fields from the tool's
+// inputSchema (lib/arg-fields.ts; without JavaScript the form has none, only a note). A tool that runs in
+// the cloud (the section's data-cloud) runs in the hub's own browser for anyone, signed in or not, with no
+// channel, tab or install (POST /api/sites/:host/tools/:name/try). Any other tool: picks one of the user's
+// channels (the signed-in account's and those this browser keeps, as "Add to a channel" lists them:
+// lib/my-channels.ts), finds the tool among the tools the channel's tabs offer (same origin, same original
+// name), and calls it with POST /api/channels/:id/calls and an agent token of the channel, exactly as an
+// agent would; then shows the result. An account's channel that this browser keeps no agent token of gets
+// one on the first run, created through the session and labelled "Try it in this browser" (kept under
+// "try-tokens"; made anew once if it was revoked), so the owner sees in the audit log that the call came
+// from here.
 import type { ChannelSnapshot, CreatedAgentToken, PlainCallResult } from "../../src/protocol/views.js";
+import type { JsonSchemaObject } from "../../src/protocol/index.js";
 import type { ContentBlock } from "../../src/protocol/results.js";
 import { ApiError, api } from "./lib/api.js";
+import { argFields } from "./lib/arg-fields.js";
 import { whileBusy } from "./lib/busy.js";
 import { $, announce, byId, fill, h, messageOf, showError, type Child } from "./lib/dom.js";
 import { myChannels, type OwnedChannel } from "./lib/my-channels.js";
@@ -19,7 +23,21 @@ const TRY_TOKEN_LABEL = "Try it in this browser";
 const TRY_TOKENS = "try-tokens";
 
 const section = $("try");
-if (section) void setup(section);
+if (section) {
+  buildFields();
+  void setup(section);
+}
+
+/**
+ * Fills the form's fieldset with the inputSchema's fields (the server sends none: they need this script). The
+ * schema is the page's raw input schema block, the same JSON the "What it takes" table was made from.
+ */
+function buildFields() {
+  const schema = JSON.parse(byId("input-schema").textContent ?? "{}") as JsonSchemaObject;
+  const fieldset = byId("try-fields");
+  fieldset.querySelector("noscript")?.remove();
+  fieldset.append(...argFields(schema));
+}
 
 /** An agent token of `ch` this browser holds: the channel's kept one, or the one Try it made. */
 function heldToken(ch: OwnedChannel): string | null {

@@ -1,6 +1,7 @@
 // A tool's page: what it does and whether it changes anything (plain-language badges), its input and
 // output as readable tables with the raw JSON a click away, export snippets for four ecosystems, and a
-// "Try it" form generated from its inputSchema (tool.js runs it in one of your channels). Its definition digest
+// "Try it" form whose fields tool.js generates from its inputSchema (read from the raw input schema block) and
+// runs in one of your channels. Its definition digest
 // (what a live tab's tool is checked against) is shown in full and copyable, like other values one pastes.
 import type { ExportFormat, PublicUsage } from "../../src/protocol/index.js";
 import type { RegistryToolView, ToolExportView } from "../../src/protocol/views.js";
@@ -17,7 +18,7 @@ import {
 } from "./components.js";
 import { AddToChannel, addable } from "./add.js";
 import { Layout } from "./layout.js";
-import { ArgFields, SchemaTable } from "./schema.js";
+import { SchemaTable } from "./schema.js";
 
 export const FORMAT_LABELS: Record<ExportFormat, { name: string; how: string }> = {
   mcp: { name: "MCP", how: "An MCP tool definition, as tools/list returns it." },
@@ -272,9 +273,12 @@ export function ToolPage(p: ToolProps) {
             </div>
           )}
           <div id="try-status" class="alert" role="status" tabindex={-1} hidden></div>
-          <fieldset class="args">
+          <fieldset class="args" id="try-fields">
             <legend>Arguments</legend>
-            <ArgFields schema={t.inputSchema} />
+            {/* tool.js builds the fields from the raw input schema above (lib/arg-fields.ts). */}
+            <noscript>
+              <p class="empty-inline">The fields for the arguments appear when JavaScript runs.</p>
+            </noscript>
           </fieldset>
           <details>
             <summary>Arguments as JSON</summary>
