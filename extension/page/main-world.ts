@@ -50,12 +50,10 @@ const post = MessagePort.prototype.postMessage;
 type TabTools = Pick<ToolRegistry, "list" | "get"> & EventTarget;
 
 function describe(tools: TabTools): PageTool[] {
-  return tools
-    .list()
-    .map((tool) => ({
-      ...toolData(tool),
-      ...(tool.frameOrigin !== undefined && { frameOrigin: tool.frameOrigin }),
-    }));
+  return tools.list().map((tool) => ({
+    ...toolData(tool),
+    ...(tool.frameOrigin !== undefined && { frameOrigin: tool.frameOrigin }),
+  }));
 }
 
 /** The top frame's line to the ISOLATED world: the tab's tool list out, calls and cancels in. */
