@@ -45,6 +45,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
       inspectorPort,
       persistTo,
       onWranglerLine: (line) => wranglerLog.push(line),
+      // The whole run comes from one address, and creates more channels (and pairs more tabs) in a minute than
+      // the 30 a client may (ANON_WRITES): four times the limit passes. The limits themselves are tested in
+      // test/worker/rate-limits.test.ts.
+      vars: { RATE_LIMIT_SCALE: "4" },
     });
   } catch (e) {
     await saveLog();
