@@ -82,8 +82,7 @@ async function postJson(url, body) {
 
 /**
  * A hub with a channel, the echo provider paired to it (its own process), and MCP clients: `client` on
- * the real endpoint (capability URL), `bare` on /bench/mcp and `bareJson` on /bench/mcp-json (no token check;
- * SSE or JSON responses).
+ * the real endpoint (capability URL) and `bare` on /bench/mcp (no token check).
  */
 async function startRelay(name, inspector, stops) {
   const persistTo = join(DATA, name);
@@ -100,14 +99,12 @@ async function startRelay(name, inspector, stops) {
   await waitForTools(hub.url, channelId, channel.ownerKey, ["echo", "echo_timed"]);
   const client = await connectClient(channel.mcpCapabilityUrl);
   const bare = await connectClient(`${hub.url}/bench/mcp/${channelId}`);
-  const bareJson = await connectClient(`${hub.url}/bench/mcp-json/${channelId}`);
   stops.unshift(
     () => client.close(),
     () => bare.close(),
-    () => bareJson.close(),
   );
   log(`${PATHS[name]}: ${hub.url}, channel ${channelId}, provider ${provider.info.providerId}`);
-  return { hub, channelId, agentToken: channel.agentToken, client, bare, bareJson };
+  return { hub, channelId, agentToken: channel.agentToken, client, bare };
 }
 
 /** Every path at one concurrency: ROUNDS rounds, the order alternating, merged. */
@@ -179,11 +176,9 @@ async function investigate({ relay, lean, direct }) {
     await probe("auth-sql", c, get(`${hub.url}/bench/auth-sql/${channelId}`, bearer), (ok) => ok);
     await probe("do", c, get(`${hub.url}/bench/do/${channelId}`), (ok) => ok);
     await probe("ping-bare", c, () => lean.bare.ping());
-    await probe("ping-bare-json", c, () => lean.bareJson.ping());
     await probe("ping-hub", c, () => lean.client.ping());
     await probe("ping-direct", c, () => direct.ping());
     await probe("echo-bare", c, ...Object.values(echoCall(lean.bare)));
-    await probe("echo-bare-json", c, ...Object.values(echoCall(lean.bareJson)));
     await setAudit(false);
     await probe("echo-bare-no-audit", c, ...Object.values(echoCall(lean.bare)));
     await setAudit(true);
@@ -256,7 +251,7 @@ async function main() {
       ["relay", relay],
       ["lean", lean],
     ].flatMap(([name, path]) =>
-      ["client", "bare", "bareJson"]
+      ["client", "bare"]
         .filter((c) => path[c].sessions > 1)
         .map((c) => `${PATHS[name]} (${c}): ${path[c].sessions - 1}`),
     );
@@ -364,11 +359,9 @@ function render(results, probes, reopened) {
     ["`GET /bench/auth-sql`: the same check as one raw SQL join", "auth-sql"],
     ["`GET /bench/do`: one RPC to the channel's Durable Object that does nothing", "do"],
     ["MCP `ping` on `/bench/mcp` (no token check): Worker, DO, SDK transport", "ping-bare"],
-    ["… the same with one JSON body per POST instead of SSE", "ping-bare-json"],
     ["MCP `ping` on the real endpoint: + the token's hash checked by the session", "ping-hub"],
     ["MCP `ping`, direct server", "ping-direct"],
     ["`echo` on `/bench/mcp`: + validation, WebSocket, provider, audit row", "echo-bare"],
-    ["… the same with JSON instead of SSE", "echo-bare-json"],
     ["… the same (SSE) without the audit row", "echo-bare-no-audit"],
     ["`POST /api/channels/:id/calls` `echo`: token check and DO RPC, no MCP transport", "plain-call"],
     ["`echo_timed` on the real endpoint: everything", "echo-timed-lean"],
@@ -422,7 +415,6 @@ function render(results, probes, reopened) {
     `- The DevTools inspector of the CLI: \`echo_timed\` ${fmt(p("echo-timed-relay", 1))} against ${fmt(p("echo-timed-lean", 1))} ms at 1, ${rps("echo-timed-relay", 64).toFixed(0)} against ${rps("echo-timed-lean", 64).toFixed(0)} calls/s at 64.`,
     `- The agent token within a session (D1 is asked once, at \`initialize\`; later requests send the token's SHA-256, which the session compares): MCP \`ping\` takes ${fmt(p("ping-hub", 1) - p("ping-bare", 1))} ms more with it at 1, and runs ${x(rps("ping-bare", 64) / rps("ping-hub", 64))} the calls/s without it at 64. The full check (\`authenticateAgent\`) alone: ${fmt(p("auth", 1))} ms; a Worker request with one local D1 \`SELECT 1\`: ${fmt(p("d1", 1))} ms; the same join as raw SQL, without drizzle: ${fmt(p("auth-sql", 1))} against ${fmt(p("auth", 1))} ms.`,
     `- The audit row (SHA-256 of the arguments, two SQLite writes per call): \`echo\` without it runs ${x(rps("echo-bare-no-audit", 64) / rps("echo-bare", 64))} the calls/s at 64.`,
-    `- SSE or one JSON body per POST: MCP \`ping\` ${fmt(p("ping-bare", 1))} against ${fmt(p("ping-bare-json", 1))} ms at 1, ${rps("ping-bare", 64).toFixed(0)} against ${rps("ping-bare-json", 64).toFixed(0)} calls/s at 64.`,
     "",
     "`node bench/relay/profile.mjs` takes a CPU profile of the Worker isolate during relayed calls. bench/relay/README.md has what it showed and the proposals.",
   ];

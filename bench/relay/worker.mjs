@@ -7,8 +7,6 @@
 //   GET  /bench/do/:channelId         one RPC to the channel's Durable Object, nothing else
 //   ALL  /bench/mcp/:channelId        the channel's MCP endpoint without the D1 token check
 //   POST /bench/audit/:channelId      {enabled} turns the per-call audit row on or off in the DO
-//   ALL  /bench/mcp-json/:channelId   the same, its sessions answering each POST with one JSON body
-//                                     instead of an SSE stream (the SDK transport's enableJsonResponse)
 // Plain JS because tsconfig.node.json typechecks bench/ for Node, without the Workers types.
 import { Hono } from "hono";
 import { createApp } from "../../src/worker/app.ts";
@@ -23,23 +21,9 @@ import { floorFetch } from "./floor-worker.mjs";
 // The relay's floor (/floor/…, bench/relay/floor.mjs): a minimal Worker + Durable Object relay beside ours.
 export { FloorRelay } from "./floor-worker.mjs";
 
-/** The real ChannelRelay, with switches for its audit row and its sessions' response mode, and a no-op RPC. */
+/** The real ChannelRelay, with a switch for its audit row, and a no-op RPC. */
 export class ChannelRelay extends RealChannelRelay {
   benchSkipAudit = false;
-
-  constructor(ctx, env) {
-    super(ctx, env);
-    // Only an MCP endpoint that opens 2025 sessions through an `open` method can be switched to JSON answers
-    // here; the channel's endpoint (mcp/channel-endpoint.ts) has none, so /bench/mcp-json answers as /bench/mcp.
-    if (typeof this.mcp.open !== "function") return;
-    const open = this.mcp.open.bind(this.mcp);
-    this.mcp.open = (agent, ...rest) => {
-      const session = open(agent, ...rest);
-      // Read by the SDK's transport on every POST; only /bench/mcp-json sessions turn it on.
-      if (agent.agentTokenId === "bench-json") session.transport._enableJsonResponse = true;
-      return session;
-    };
-  }
 
   benchNoop() {
     return 1;
@@ -112,7 +96,6 @@ function forwardWithoutTokenCheck(agentTokenId) {
   };
 }
 probes.all("/bench/mcp/:channelId", forwardWithoutTokenCheck("bench"));
-probes.all("/bench/mcp-json/:channelId", forwardWithoutTokenCheck("bench-json"));
 probes.onError(renderError);
 
 const app = createApp();
